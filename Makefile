@@ -1,0 +1,39 @@
+# The two commands of the README. Each bootstraps .venv on a fresh machine
+# (only Python 3.11+ and make needed) and reuses it afterwards.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# Reinstall when any packaging file changes.
+STAMP  := $(VENV)/.installed
+DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg
+
+.PHONY: run test install openapi bench clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gameroom needs Python 3.11 or newer (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python $(DEPS)
+	$(BIN)/pip install --quiet -e '.[test]' -e ./examples/nim
+	@touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install gameroom with its test extras
+
+run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + one AI worker)
+	$(BIN)/gameroom serve
+
+test: $(STAMP)  ## run the whole test suite
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
+	$(BIN)/gameroom openapi > openapi.yaml
+
+bench: $(STAMP)  ## run the benchmarks in bench/
+	$(BIN)/python bench/run_all.py
+
+clean:  ## remove the virtualenv and caches (keeps ./var, the match data)
+	rm -rf $(VENV) .pytest_cache build *.egg-info

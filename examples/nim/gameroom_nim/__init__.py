@@ -1,0 +1,136 @@
+"""Nim, as a gameroom plugin: the smallest complete game.
+
+Players take turns removing 1 or more stones from one pile (at most
+``max_take`` when that option is set). Whoever takes the last stone wins
+(normal play), or loses with ``misere``. The first player is drawn at random,
+to show how a game uses the platform's ``rng``.
+
+Everything a game author needs comes from ``service.plugin_api``.
+"""
+from marshmallow import Schema, fields, validate
+
+from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl
+
+
+class Options(Schema):
+    piles = fields.List(fields.Integer(validate=validate.Range(1, 20)),
+                        load_default=lambda: [3, 4, 5], validate=validate.Length(1, 8))
+    max_take = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(1, 20))
+    misere = fields.Boolean(load_default=False)
+
+
+class Move(Schema):
+    type = fields.String(required=True, validate=validate.Equal("take"))
+    pile = fields.Integer(required=True)
+    count = fields.Integer(required=True)
+
+
+class Event(Schema):
+    type = fields.String(required=True)
+    seat = fields.Integer(allow_none=True)
+    pile = fields.Integer()
+    count = fields.Integer()
+    piles = fields.List(fields.Integer())
+    first = fields.Integer()
+    max_take = fields.Integer(allow_none=True)
+    misere = fields.Boolean()
+
+
+class View(Schema):
+    piles = fields.List(fields.Integer(), required=True)
+    turn = fields.Integer(allow_none=True)
+    max_take = fields.Integer(allow_none=True)
+    misere = fields.Boolean()
+    winner = fields.Integer(allow_none=True)
+
+
+class Nim(Game):
+    info = GameInfo(
+        slug="nim",
+        title="Nim",
+        min_players=2,
+        max_players=2,
+        rules_version=1,
+        hidden_information=False,
+        max_steps=8 * 20,
+        description="Take stones from one pile; whoever takes the last stone wins.",
+    )
+
+    def schemas(self):
+        return GameSchemas(options=Options, move=Move, view=View, event=Event)
+
+    def setup(self, num_seats, options, rng):
+        return [{"type": "started", "piles": list(options["piles"]), "first": rng.randrange(num_seats),
+                 "max_take": options["max_take"], "misere": options["misere"]}]
+
+    def evolve(self, state, event):
+        if event["type"] == "started":
+            return {"piles": event["piles"], "turn": event["first"], "max_take": event["max_take"],
+                    "misere": event["misere"], "winner": None}
+        piles = list(state["piles"])
+        piles[event["pile"]] -= event["count"]
+        seat, winner = event["seat"], None
+        if not any(piles):
+            winner = 1 - seat if state["misere"] else seat
+        return {**state, "piles": piles, "turn": None if winner is not None else 1 - seat,
+                "winner": winner}
+
+    def active_seats(self, state):
+        return [] if state["turn"] is None else [state["turn"]]
+
+    def _limit(self, state, pile):
+        return min(state["piles"][pile], state["max_take"] or state["piles"][pile])
+
+    def legal_moves(self, state, seat):
+        if seat != state["turn"]:
+            return []
+        return [{"type": "take", "pile": p, "count": c}
+                for p in range(len(state["piles"])) for c in range(1, self._limit(state, p) + 1)]
+
+    def decide(self, state, seat, move, rng):
+        if move.get("type") != "take":
+            raise IllegalMove("unknown-move", "The only move is 'take'.")
+        pile, count = move.get("pile"), move.get("count")
+        if not isinstance(pile, int) or not 0 <= pile < len(state["piles"]):
+            raise IllegalMove("no-such-pile", "There is no such pile.")
+        if not isinstance(count, int) or count < 1:
+            raise IllegalMove("take-at-least-one", "Take at least one stone.")
+        if count > self._limit(state, pile):
+            raise IllegalMove("too-many", f"You may take at most {self._limit(state, pile)} from that pile.")
+        return [{"type": "took", "seat": seat, "pile": pile, "count": count}]
+
+    def view(self, state, seat):
+        return dict(state)  # nothing is hidden in Nim
+
+    def redact(self, event, seat):
+        return event
+
+    def outcome(self, state):
+        if state["winner"] is None:
+            return None
+        scores = [1 if s == state["winner"] else 0 for s in range(2)]
+        return {"scores": scores, "winners": [state["winner"]]}
+
+    def describe(self, event, seat, names):
+        if event["type"] == "started":
+            return f"Piles {event['piles']}; {names[event['first']]} starts."
+        return f"{names[event['seat']]} took {event['count']} from pile {event['pile'] + 1}."
+
+    def evaluate(self, state, seat):
+        """Nim-sum heuristic: a position with nim-sum 0 is lost for the player to move."""
+        result = self.outcome(state)
+        if result is not None:
+            return 1.0 if seat in result["winners"] else 0.0
+        nim_sum = 0
+        for p in state["piles"]:
+            nim_sum ^= p
+        to_move_wins = nim_sum != 0
+        return 0.75 if (state["turn"] == seat) == to_move_wins else 0.25
+
+    def sample_state(self, view, seat, rng):
+        return dict(view)
+
+
+@hookimpl
+def gameroom_games():
+    return [Nim()]

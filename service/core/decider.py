@@ -1,0 +1,160 @@
+"""Deciding commands and folding entries, over any game's pure functions.
+
+A match's stream holds *entries*, one per accepted command::
+
+    {"version": 7, "kind": "move", "seat": 1, "move": {...},
+     "events": [...], "drew": false, "reveal": false,
+     "rules_version": 1, "time": 1764445000.0}
+
+``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
+slug), ``move`` (a seat's command and the events it produced) or ``undo``
+(a compensating entry that returns the match to the state at ``target``).
+Folding only ever calls ``evolve``; it never validates and never draws.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..errors import Conflict, NotYourTurn, RuleViolation
+from ..plugin_api import Game, IllegalMove
+from .rng import rng_for
+
+SETUP, MOVE, UNDO = "setup", "move", "undo"
+
+
+@dataclass
+class Folded:
+    """The state of a match after folding its entries up to ``version``.
+
+    ``checkpoints`` holds the state after each effective entry since the last
+    barrier (an entry that drew randomness or revealed hidden information),
+    which is exactly what undo may return to. ``undone`` lists the versions
+    that compensating entries cancelled.
+    """
+
+    state: object = None
+    version: int = 0
+    rules_version: int = 0
+    slug: str = ""
+    checkpoints: list = field(default_factory=list)
+    undone: set = field(default_factory=set)
+
+    def to_snapshot(self) -> dict:
+        return {
+            "state": self.state,
+            "version": self.version,
+            "rules_version": self.rules_version,
+            "slug": self.slug,
+            "checkpoints": [[v, s, a] for v, s, a in self.checkpoints],
+            "undone": sorted(self.undone),
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict) -> "Folded":
+        return cls(
+            state=data["state"],
+            version=data["version"],
+            rules_version=data["rules_version"],
+            slug=data["slug"],
+            checkpoints=[tuple(c) for c in data["checkpoints"]],
+            undone=set(data["undone"]),
+        )
+
+
+def setup_entry(game: Game, num_seats: int, options: dict, seed: str) -> dict:
+    """The first entry of a match: the game's opening events."""
+    rng = rng_for(seed, 1, "setup")
+    events = game.setup(num_seats, options, rng)
+    return {
+        "kind": SETUP,
+        "seat": None,
+        "game": game.info.slug,
+        "num_seats": num_seats,
+        "options": options,
+        "events": events,
+        "drew": rng.used,
+        "reveal": True,
+        "rules_version": game.info.rules_version,
+    }
+
+
+def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
+    """Fold one entry. Returns a new :class:`Folded`; ``folded`` is not changed."""
+    kind = entry["kind"]
+    version = folded.version + 1
+    if entry.get("version", version) != version:
+        raise ValueError(f"entry {entry.get('version')} does not follow version {folded.version}")
+    if kind == UNDO:
+        target = entry["target"]
+        keep = [c for c in folded.checkpoints if c[0] <= target]
+        if not keep or keep[-1][0] != target:
+            raise ValueError(f"undo to {target} crosses a barrier")
+        cancelled = {c[0] for c in folded.checkpoints if c[0] > target}
+        return Folded(
+            state=keep[-1][1],
+            version=version,
+            rules_version=folded.rules_version,
+            slug=folded.slug,
+            checkpoints=keep,
+            undone=folded.undone | cancelled,
+        )
+    rules_version = entry.get("rules_version", folded.rules_version) if kind == SETUP else folded.rules_version
+    state = folded.state
+    current = game.info.rules_version
+    for event in entry["events"]:
+        if rules_version != current:
+            event = game.upcast(event, rules_version)
+        state = game.evolve(state, event)
+    point = (version, state, entry.get("seat"))
+    barrier = kind == SETUP or entry.get("drew") or entry.get("reveal")
+    checkpoints = [point] if barrier else folded.checkpoints + [point]
+    return Folded(
+        state=state,
+        version=version,
+        rules_version=rules_version,
+        slug=entry.get("game", folded.slug),
+        checkpoints=checkpoints,
+        undone=folded.undone,
+    )
+
+
+def fold(game: Game, entries: Iterable[dict], start: Folded | None = None) -> Folded:
+    """Fold ``entries`` (in version order) onto ``start`` (default: nothing)."""
+    folded = start or Folded()
+    for entry in entries:
+        folded = apply_entry(game, folded, entry)
+    return folded
+
+
+def decide(game: Game, folded: Folded, seat: int, move: dict, seed: str) -> dict:
+    """Validate ``move`` by ``seat`` against ``folded`` and build its entry.
+
+    Raises :class:`NotYourTurn`, :class:`Conflict` (``match-over``) or
+    :class:`RuleViolation`. The randomness is derived from the match seed and
+    the version the entry will take, so deciding again draws the same.
+    """
+    state = folded.state
+    if game.outcome(state) is not None:
+        raise Conflict("The match is over.", code="match-over")
+    if seat not in game.active_seats(state):
+        raise NotYourTurn(f"Seat {seat} may not act now.")
+    if not isinstance(move, dict):
+        raise RuleViolation("malformed-move", "A move is a JSON object.")
+    rng = rng_for(seed, folded.version + 1)
+    try:
+        events = game.decide(state, seat, move, rng)
+    except IllegalMove as exc:
+        raise RuleViolation(exc.code, exc.message) from None
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        # A game that trips over a malformed move must not turn it into a 500.
+        raise RuleViolation("malformed-move", f"The move is malformed ({type(exc).__name__}).") from None
+    return {
+        "kind": MOVE,
+        "seat": seat,
+        "move": move,
+        "events": events,
+        "drew": rng.used,
+        "reveal": any(game.reveals(e) for e in events),
+        "rules_version": folded.rules_version,
+    }

@@ -1,0 +1,68 @@
+"""Hook specifications: what a gameroom plugin may implement.
+
+Every first-party game and every third-party package is a pluggy plugin: a
+module registered under the entry-point group ``gameroom.games`` whose
+functions are marked with :data:`service.plugin_api.hookimpl`. A hook
+implementation whose name is not specified here is an error at start-up
+(pluggy's ``check_pending``), so a misspelt hook never silently does nothing.
+"""
+from __future__ import annotations
+
+import pluggy
+
+from .plugin_api import PROJECT_NAME
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+# ---------------------------------------------------------------------------
+# Games
+# ---------------------------------------------------------------------------
+
+
+@hookspec
+def gameroom_games():
+    """Return the games this plugin provides.
+
+    :return: a list of :class:`service.plugin_api.Game` instances. Each slug
+        must be unique over all installed plugins; the registry refuses to
+        start on a duplicate.
+
+    Implemented by every game package. Collecting hook: all results are used.
+    """
+
+
+# ---------------------------------------------------------------------------
+# AI
+# ---------------------------------------------------------------------------
+
+
+@hookspec
+def gameroom_ai_policies(game):
+    """Return extra AI levels for ``game``.
+
+    :param game: a :class:`service.plugin_api.Game`.
+    :return: a dict ``level name -> policy`` where ``policy(game, view, seat,
+        rng) -> move`` picks a move from ``seat``'s view only; or ``None``.
+
+    Implemented by add-on packages that bring stronger or stranger bots.
+    Collecting hook: the dicts of all plugins are merged; a level name that
+    two plugins provide is an error at start-up.
+    """
+
+
+# ---------------------------------------------------------------------------
+# Observers
+# ---------------------------------------------------------------------------
+
+
+@hookspec
+def gameroom_entry_appended(match_id, entry):
+    """Called after an entry was appended to a match's stream.
+
+    :param match_id: the match id (str).
+    :param entry: the stored entry (dict with ``version``, ``seat``,
+        ``events`` ...), unredacted: observers run inside the server.
+
+    Implemented by observers (metrics, achievements, archiving). Return
+    values are ignored; an exception is logged and does not undo the append.
+    """

@@ -1,0 +1,318 @@
+"""The surface for game authors.
+
+A game plugin imports this module and nothing else from gameroom::
+
+    from service.plugin_api import Game, GameInfo, IllegalMove, hookimpl
+
+    class Nim(Game):
+        info = GameInfo(slug="nim", title="Nim", min_players=2, max_players=2,
+                        rules_version=1, hidden_information=False, max_steps=100)
+        def setup(self, num_seats, options, rng): ...
+        def evolve(self, state, event): ...
+        ...
+
+    @hookimpl
+    def gameroom_games():
+        return [Nim()]
+
+and registers the module under the entry-point group ``gameroom.games``.
+
+A game is a *decider*: a handful of pure functions over JSON-compatible data
+(dicts, lists, strings, numbers, booleans, ``None``). ``decide`` turns a move
+into events, ``evolve`` folds events into state. Replay only ever calls
+``evolve``, so it never re-validates and never draws randomness.
+
+Seats are numbered ``0 .. num_seats - 1``. ``None`` as a seat means a
+spectator. Every event is a dict with a ``"type"`` key.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import pluggy
+
+__all__ = [
+    "PROJECT_NAME",
+    "hookimpl",
+    "Game",
+    "GameInfo",
+    "GameSchemas",
+    "IllegalMove",
+    "Rng",
+    "Seat",
+    "State",
+    "Event",
+    "Move",
+]
+
+PROJECT_NAME = "gameroom"
+
+#: Decorator marking a function of a plugin module as a hook implementation.
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+Seat = int | None
+State = Any
+Event = dict
+Move = dict
+
+
+class IllegalMove(Exception):
+    """Raised by :meth:`Game.decide` when a move breaks a rule.
+
+    ``code`` is a short, stable, kebab-case rule code (``"no-cancel"``,
+    ``"pattern-not-matched"``); ``message`` is one human sentence. Both reach
+    the client in the problem+json error, so neither may mention hidden
+    information the caller cannot see.
+    """
+
+    def __init__(self, code: str, message: str = ""):
+        super().__init__(message or code)
+        self.code = code
+        self.message = message or code
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static metadata of a game.
+
+    ``rules_version`` is an integer bumped whenever a rules change would make
+    old event logs fold differently; it is recorded in every match's first
+    entry (see :meth:`Game.upcast`). ``max_steps`` is an upper bound on the
+    number of accepted moves in any match: the conformance kit fails a
+    playout that runs longer.
+    """
+
+    slug: str
+    title: str
+    min_players: int
+    max_players: int
+    rules_version: int = 1
+    hidden_information: bool = False
+    max_steps: int = 10_000
+    description: str = ""
+    simultaneous: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "rules_version": self.rules_version,
+            "hidden_information": self.hidden_information,
+            "max_steps": self.max_steps,
+            "description": self.description,
+            "simultaneous": self.simultaneous,
+        }
+
+
+@dataclass(frozen=True)
+class GameSchemas:
+    """marshmallow schemas a game publishes for its API surface.
+
+    ``options`` loads (and fills defaults of) the match options; ``move``,
+    ``view`` and ``event`` document and check the JSON a client exchanges.
+    ``move`` and ``event`` are usually ``marshmallow_oneofschema``-style
+    tagged unions or a schema with a ``type`` field; any marshmallow
+    ``Schema`` class works. All four appear in ``openapi.yaml``.
+    """
+
+    options: type
+    move: type
+    view: type
+    event: type
+
+
+class Rng:
+    """Deterministic randomness handed to ``setup`` and ``decide``.
+
+    The platform seeds it from the match seed and the version being decided,
+    so a retried command draws the same outcome. Games must write every drawn
+    outcome into their events (replay never draws). ``used`` tells the
+    platform that this step drew randomness, which makes it an undo barrier.
+    """
+
+    def __init__(self, seed: int | str | bytes):
+        self._random = random.Random(seed)
+        self.used = False
+
+    def _touch(self) -> random.Random:
+        self.used = True
+        return self._random
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        return self._touch().randrange(start, stop) if stop is not None else self._touch().randrange(start)
+
+    def randint(self, a: int, b: int) -> int:
+        return self._touch().randint(a, b)
+
+    def random(self) -> float:
+        return self._touch().random()
+
+    def choice(self, seq: Sequence):
+        return self._touch().choice(seq)
+
+    def shuffled(self, seq: Sequence) -> list:
+        """A new list with ``seq``'s items in random order."""
+        items = list(seq)
+        self._touch().shuffle(items)
+        return items
+
+    def sample(self, seq: Sequence, k: int) -> list:
+        return self._touch().sample(list(seq), k)
+
+
+class Game:
+    """Base class of a game. Override every method marked *required*.
+
+    All methods are pure: they read their arguments, never mutate them, and
+    use no clock, I/O or global randomness (only the ``rng`` they are given).
+    State is opaque to the platform but must be JSON-compatible, so that
+    snapshots, the conformance kit and AI search can copy and store it.
+    """
+
+    #: Required: static metadata.
+    info: GameInfo
+
+    #: Names of methods a subclass must override (checked at start-up).
+    REQUIRED = (
+        "setup",
+        "evolve",
+        "active_seats",
+        "legal_moves",
+        "decide",
+        "view",
+        "redact",
+        "outcome",
+        "schemas",
+    )
+
+    # -- rules (required) -------------------------------------------------
+
+    def setup(self, num_seats: int, options: dict, rng: Rng) -> list[Event]:
+        """Required. The opening facts: shuffled decks, dealt hands, a random sky.
+
+        ``options`` has already been loaded (defaults filled) by the game's
+        options schema. Folding these events from ``None`` gives the opening
+        state.
+        """
+        raise NotImplementedError
+
+    def evolve(self, state: State | None, event: Event) -> State:
+        """Required. Fold one event into state; ``state`` is ``None`` before the first."""
+        raise NotImplementedError
+
+    def active_seats(self, state: State) -> list[int]:
+        """Required. Seats that may act now (several in simultaneous phases); ``[]`` when over."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Required. Every atomic move ``seat`` may submit now, each a JSON object.
+
+        Each returned move must be accepted unchanged by :meth:`decide`.
+        Return ``[]`` for a seat that is not active.
+        """
+        raise NotImplementedError
+
+    def decide(self, state: State, seat: int, move: Move, rng: Rng) -> list[Event]:
+        """Required. Validate ``move`` by ``seat`` and return the resulting events.
+
+        Raise :class:`IllegalMove` with a rule code for anything
+        :meth:`legal_moves` would not list. Never mutate ``state``.
+        """
+        raise NotImplementedError
+
+    def view(self, state: State, seat: Seat) -> dict:
+        """Required. What ``seat`` (``None`` = spectator) may see of ``state``; never more."""
+        raise NotImplementedError
+
+    def redact(self, event: Event, seat: Seat) -> Event:
+        """Required. ``event`` as ``seat`` may see it in history and live streams."""
+        raise NotImplementedError
+
+    def outcome(self, state: State) -> dict | None:
+        """Required. ``None`` while the match runs; then ``{"scores": [...], "winners": [...]}``.
+
+        ``scores`` has one number per seat; ``winners`` lists winning seats
+        (several on a shared win). A game may add ``"breakdown"``: one dict of
+        per-category points per seat.
+        """
+        raise NotImplementedError
+
+    def schemas(self) -> GameSchemas:
+        """Required. The game's marshmallow schemas (see :class:`GameSchemas`)."""
+        raise NotImplementedError
+
+    # -- optional, with platform defaults ---------------------------------
+
+    def load_options(self, options: dict | None) -> dict:
+        """Validate ``options`` with the options schema and fill defaults.
+
+        Raises ``marshmallow.ValidationError`` on bad options.
+        """
+        return self.schemas().options().load(options or {})
+
+    def reveals(self, event: Event) -> bool:
+        """Whether ``event`` reveals hidden information (an undo barrier).
+
+        Default: the event carries ``"reveal": true``. Randomness drawn
+        through ``rng`` is detected by the platform on its own.
+        """
+        return bool(event.get("reveal"))
+
+    def describe(self, event: Event, seat: Seat, names: Sequence[str]) -> str:
+        """One short human sentence for ``event`` as ``seat`` sees it.
+
+        ``event`` is already redacted for ``seat``; ``names`` are the seat
+        names. The default names the event type and its actor.
+        """
+        actor = event.get("seat")
+        who = names[actor] if isinstance(actor, int) and 0 <= actor < len(names) else "The game"
+        return f"{who}: {event.get('type', 'event').replace('_', ' ')}"
+
+    def upcast(self, event: Event, rules_version: int) -> Event:
+        """Translate an event written under an older ``rules_version`` to the current one.
+
+        Called on replay for matches started under an older version. The
+        default returns the event unchanged.
+        """
+        return event
+
+    # -- AI hooks (optional) ----------------------------------------------
+
+    def evaluate(self, state: State, seat: int) -> float:
+        """Heuristic value of ``state`` for ``seat`` (higher is better), used by
+        ``greedy`` and as the MCTS leaf value. Default: the seat's score
+        share when over, else 0."""
+        result = self.outcome(state)
+        if result is None:
+            return 0.0
+        return 1.0 if seat in result["winners"] else 0.0
+
+    def sample_state(self, view: dict, seat: int, rng: Rng) -> State:
+        """A full state consistent with ``seat``'s ``view``: hidden parts
+        (other hands, deck order) drawn at random from what is unseen.
+
+        Required for games with hidden information that want the ``mcts``
+        level; a perfect-information game whose view is its state may return
+        a copy of ``view``.
+        """
+        raise NotImplementedError
+
+    def ai_policies(self) -> dict[str, Callable]:
+        """Extra AI levels: name -> ``policy(game, view, seat, rng) -> move``."""
+        return {}
+
+
+def clone(data: Any) -> Any:
+    """A deep copy of JSON-compatible data (faster than ``copy.deepcopy``)."""
+    if isinstance(data, dict):
+        return {k: clone(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [clone(v) for v in data]
+    return data
+
+
+__all__.append("clone")

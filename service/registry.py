@@ -1,0 +1,142 @@
+"""Discovery and validation of game plugins.
+
+Plugins are found through the entry-point group ``gameroom.games`` (exactly as
+a third party's package would be), registered with pluggy, and checked
+before the server starts: a misspelt hook, a game missing a required
+function, or two games with one slug stop start-up with a message saying
+which distribution is at fault.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+
+import pluggy
+
+from . import hookspecs
+from .errors import NotFound, PluginError
+from .plugin_api import PROJECT_NAME, Game
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "gameroom.games"
+
+
+@dataclass(frozen=True)
+class InstalledGame:
+    game: Game
+    distribution: str
+    version: str
+    plugin: str
+
+    @property
+    def slug(self) -> str:
+        return self.game.info.slug
+
+
+class Registry:
+    """The installed games, by slug."""
+
+    def __init__(self, plugin_manager: pluggy.PluginManager, games: dict[str, InstalledGame]):
+        self.pm = plugin_manager
+        self._games = games
+
+    def __iter__(self):
+        return iter(sorted(self._games.values(), key=lambda g: g.slug))
+
+    def __len__(self):
+        return len(self._games)
+
+    def __contains__(self, slug):
+        return slug in self._games
+
+    def installed(self, slug: str) -> InstalledGame:
+        try:
+            return self._games[slug]
+        except KeyError:
+            raise NotFound(f"No game '{slug}' is installed.", code="unknown-game") from None
+
+    def get(self, slug: str) -> Game:
+        return self.installed(slug).game
+
+    def ai_policies(self, game: Game) -> dict:
+        """Game-provided levels merged with those of add-on plugins."""
+        merged = dict(game.ai_policies())
+        for extra in self.pm.hook.gameroom_ai_policies(game=game):
+            for name, policy in (extra or {}).items():
+                if name in merged:
+                    raise PluginError(f"AI level '{name}' for {game.info.slug} is provided twice")
+                merged[name] = policy
+        return merged
+
+
+def check_game(game: object, where: str) -> None:
+    """Fail with a clear message if ``game`` does not fulfil the contract."""
+    if not isinstance(game, Game):
+        raise PluginError(f"{where}: gameroom_games() returned {game!r}, not a service.plugin_api.Game")
+    info = getattr(game, "info", None)
+    if info is None:
+        raise PluginError(f"{where}: {type(game).__name__} has no 'info' (a GameInfo)")
+    missing = [name for name in Game.REQUIRED if getattr(type(game), name) is getattr(Game, name)]
+    if missing:
+        raise PluginError(
+            f"{where}: game '{info.slug}' does not implement required function(s): {', '.join(missing)}"
+        )
+    if not (1 <= info.min_players <= info.max_players):
+        raise PluginError(f"{where}: game '{info.slug}' has an impossible player range")
+
+
+def _plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry:
+    """Discover, register and validate every game plugin.
+
+    ``extra_plugins`` are ``(name, module)`` pairs registered in addition to
+    the entry points (tests use it for deliberately broken plugins).
+    """
+    pm = _plugin_manager()
+    sources: dict[str, tuple[str, str]] = {}
+    if load_entry_points:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                module = ep.load()
+            except Exception as exc:  # pragma: no cover - depends on a broken install
+                raise PluginError(f"Cannot load game plugin '{ep.name}' ({ep.value}): {exc}") from exc
+            dist = ep.dist.name if ep.dist else "?"
+            version = ep.dist.version if ep.dist else "?"
+            if pm.is_registered(module):
+                continue
+            pm.register(module, name=ep.name)
+            sources[ep.name] = (dist, version)
+    for name, module in extra_plugins:
+        pm.register(module, name=name)
+        sources[name] = ("(local)", "-")
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"Plugin '{exc.plugin_name}' implements an unknown hook: {exc}") from exc
+
+    games: dict[str, InstalledGame] = {}
+    for plugin_name, plugin in pm.list_name_plugin():
+        impl = getattr(plugin, "gameroom_games", None)
+        if impl is None:
+            continue
+        dist, version = sources.get(plugin_name, ("?", "?"))
+        where = f"plugin '{plugin_name}' (distribution {dist})"
+        for game in impl() or []:
+            check_game(game, where)
+            slug = game.info.slug
+            if slug in games:
+                other = games[slug]
+                raise PluginError(
+                    f"Duplicate game slug '{slug}': provided by {where} and by plugin "
+                    f"'{other.plugin}' (distribution {other.distribution})"
+                )
+            games[slug] = InstalledGame(game, dist, version, plugin_name)
+            log.debug("registered game %s from %s", slug, where)
+    return Registry(pm, games)

@@ -1,0 +1,211 @@
+"""The conformance kit: the contract every game must honour, as a test suite.
+
+Use it from your own package's tests::
+
+    from service.testing.conformance import GameConformance
+    from my_game import MyGame
+
+    class TestMyGame(GameConformance):
+        game = MyGame()
+
+Each test plays random matches to the end, over several seeds and every
+player count the game allows, and checks on every step that:
+
+- every move ``legal_moves`` lists is accepted by ``decide``, and a sample of
+  corrupted moves is refused with ``IllegalMove``;
+- ``decide`` and ``evolve`` never mutate their inputs;
+- folding the log from scratch gives the incrementally built state;
+- views and redacted events are JSON-serialisable and pass the game's schemas;
+- seats that are not active have no legal moves;
+- the match ends within ``info.max_steps``, with a well-formed outcome;
+- setup is deterministic for a given seed;
+- for games that implement ``sample_state``: a state sampled from a seat's
+  view shows that seat exactly the same view (so views and sampling agree on
+  what is hidden).
+
+``PLAYOUTS`` (or the environment variable ``GAMEROOM_PLAYOUTS``) sets how
+many matches each player count gets.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+
+from ..core.decider import Folded, apply_entry, decide, fold, setup_entry
+from ..core.rng import rng_for
+from ..errors import RuleViolation
+from ..plugin_api import Game, IllegalMove, clone
+
+
+def player_counts(game: Game) -> list[int]:
+    lo, hi = game.info.min_players, game.info.max_players
+    counts = sorted({lo, hi, (lo + hi) // 2})
+    return counts
+
+
+def corrupt(move: dict, rnd: random.Random) -> list[dict]:
+    """Moves derived from ``move`` that are very likely illegal."""
+    bad = [{}, {"type": "no-such-move-type"}, {**move, "type": move.get("type", "") + "-x"}]
+    for key, value in move.items():
+        if key == "type":
+            continue
+        bad.append({k: v for k, v in move.items() if k != key})
+        if isinstance(value, bool):
+            bad.append({**move, key: "yes"})
+        elif isinstance(value, int):
+            bad.append({**move, key: rnd.choice([-7, 10_000, "3", None])})
+        elif isinstance(value, str):
+            bad.append({**move, key: rnd.choice(["", "definitely-not-valid", 12])})
+        elif isinstance(value, list):
+            bad.append({**move, key: [*value, 10_000]})
+            bad.append({**move, key: "not-a-list"})
+        elif isinstance(value, dict):
+            bad.append({**move, key: "not-an-object"})
+    return bad
+
+
+def _check_schema(schema_cls, data, what: str):
+    errors = schema_cls().validate(data)
+    assert not errors, f"{what} does not pass its schema: {errors}\n{json.dumps(data)[:2000]}"
+
+
+def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool = True,
+                      options: dict | None = None, on_step=None) -> tuple[Folded, list[dict]]:
+    """Play one random match to its end, checking the contract on every step.
+
+    Returns the final :class:`Folded` and the entries. ``on_step(folded)`` lets a
+    game's own tests assert invariants (card conservation ...) after each step.
+    """
+    rnd = random.Random(seed)
+    schemas = game.schemas()
+    opts = game.load_options(options)
+    entry = setup_entry(game, num_seats, opts, seed)
+    assert entry == setup_entry(game, num_seats, opts, seed), "setup is not deterministic for one seed"
+    json.dumps(entry)
+    entry["version"] = 1
+    entries = [entry]
+    folded = apply_entry(game, Folded(), entry)
+    steps = 0
+    while True:
+        state = folded.state
+        if on_step:
+            on_step(folded)
+        active = game.active_seats(state)
+        result = game.outcome(state)
+        if result is not None:
+            assert active == [], "a finished match still has active seats"
+            assert len(result["scores"]) == num_seats, "outcome must score every seat"
+            assert set(result["winners"]) <= set(range(num_seats))
+            json.dumps(result)
+            break
+        assert active, "a match that is not over must have an active seat"
+        assert steps < game.info.max_steps, f"match exceeded max_steps={game.info.max_steps}"
+        if thorough:
+            for seat in [None, *range(num_seats)]:
+                view = game.view(state, seat)
+                json.dumps(view)
+                _check_schema(schemas.view, view, f"view for seat {seat}")
+            for seat in range(num_seats):
+                if seat not in active:
+                    assert game.legal_moves(state, seat) == [], f"inactive seat {seat} has legal moves"
+        seat = rnd.choice(active)
+        moves = game.legal_moves(state, seat)
+        assert moves, f"active seat {seat} has no legal move"
+        move = rnd.choice(moves)
+        json.dumps(move)
+        if thorough:
+            _check_schema(schemas.move, move, "legal move")
+            before = clone(state)
+            legal = {json.dumps(m, sort_keys=True) for m in moves}
+            for bad in corrupt(move, rnd)[:6]:
+                if json.dumps(bad, sort_keys=True) in legal:
+                    continue
+                try:
+                    game.decide(state, seat, bad, rng_for(seed, folded.version + 1))
+                except IllegalMove as exc:
+                    assert exc.code and isinstance(exc.code, str)
+                else:
+                    raise AssertionError(f"corrupted move accepted: {bad}")
+            assert state == before, "decide mutated the state"
+        try:
+            new = decide(game, folded, seat, move, seed)
+        except RuleViolation as exc:  # pragma: no cover - a failing game
+            raise AssertionError(f"legal move refused ({exc.rule}: {exc.detail}): {move}") from None
+        new["version"] = folded.version + 1
+        json.dumps(new)
+        if thorough:
+            snapshot = clone(state)
+            for event in new["events"]:
+                for viewer in [None, *range(num_seats)]:
+                    red = game.redact(event, viewer)
+                    json.dumps(red)
+                    _check_schema(schemas.event, red, f"event redacted for {viewer}")
+        folded = apply_entry(game, folded, new)
+        if thorough:
+            assert state == snapshot, "evolve mutated its input state"
+        entries.append(new)
+        steps += 1
+    replayed = fold(game, entries)
+    assert replayed.state == folded.state, "replay from scratch differs from the live state"
+    assert json.loads(json.dumps(folded.state)) == folded.state, "state is not JSON round-trippable"
+    return folded, entries
+
+
+def check_sampling(game: Game, folded: Folded, num_seats: int, seed: str) -> None:
+    """A state sampled from a seat's view shows that seat the same view."""
+    for seat in range(num_seats):
+        view = game.view(folded.state, seat)
+        try:
+            sampled = game.sample_state(view, seat, rng_for(seed, folded.version, "sample"))
+        except NotImplementedError:
+            return
+        assert game.view(sampled, seat) == view, f"sample_state for seat {seat} changed its view"
+
+
+PLAYOUTS = int(os.environ.get("GAMEROOM_PLAYOUTS", "4"))
+
+
+class GameConformance:
+    """Subclass with ``game = YourGame()`` to run the kit on your game."""
+
+    game: Game
+    playouts: int = PLAYOUTS
+
+    @pytest.fixture
+    def subject(self):
+        return self.game
+
+    def test_info_is_sound(self, subject):
+        info = subject.info
+        assert info.slug and info.slug == info.slug.lower() and " " not in info.slug
+        assert 1 <= info.min_players <= info.max_players
+        schemas = subject.schemas()
+        for schema in (schemas.options, schemas.move, schemas.view, schemas.event):
+            schema()  # instantiable
+        json.dumps(subject.load_options({}))
+
+    def test_random_playouts(self, subject):
+        for n in player_counts(subject):
+            for i in range(self.playouts):
+                seed = f"conformance-{subject.info.slug}-{n}-{i}"
+                folded, entries = play_random_match(subject, n, seed, thorough=True)
+                check_sampling(subject, folded, n, seed)
+
+    def test_mid_game_sampling_and_replay(self, subject):
+        """Stop half-way, then check sampling and that replay of a prefix is stable."""
+        n = subject.info.max_players
+        seed = f"midgame-{subject.info.slug}"
+        _, entries = play_random_match(subject, n, seed, thorough=False)
+        half = entries[: max(1, len(entries) // 2)]
+        folded = fold(subject, half)
+        assert fold(subject, half).state == folded.state
+        check_sampling(subject, folded, n, seed)
+
+    def test_unknown_options_are_refused(self, subject):
+        from marshmallow import ValidationError
+
+        with pytest.raises(ValidationError):
+            subject.load_options({"surely_not_an_option_name": 1})

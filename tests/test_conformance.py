@@ -1,0 +1,14 @@
+"""The conformance kit over every installed game (first-party and third-party)."""
+import pytest
+
+from service.registry import build_registry
+from service.testing.conformance import GameConformance
+
+REGISTRY = build_registry()
+
+
+@pytest.mark.parametrize("slug", [g.slug for g in REGISTRY])
+class TestInstalledGames(GameConformance):
+    @pytest.fixture
+    def subject(self, slug):
+        return REGISTRY.get(slug)
