@@ -42,7 +42,8 @@ def gameroom_ai_policies(game):
 
     :param game: a :class:`service.plugin_api.Game`.
     :return: a dict ``level name -> policy`` where ``policy(game, view, seat,
-        rng) -> move`` picks a move from ``seat``'s view only; or ``None``.
+        legal, rng, *, num_seats, **budget) -> move`` picks one of the ``legal`` moves from ``seat``'s
+        view only; or ``None``.
 
     Implemented by add-on packages that bring stronger or stranger bots.
     Collecting hook: the dicts of all plugins are merged; a level name that

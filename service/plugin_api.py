@@ -302,7 +302,11 @@ class Game:
         raise NotImplementedError
 
     def ai_policies(self) -> dict[str, Callable]:
-        """Extra AI levels: name -> ``policy(game, view, seat, rng) -> move``."""
+        """Extra AI levels: name -> ``policy(game, view, seat, legal, rng, *, num_seats, **budget) -> move``.
+
+        ``view`` is the seat's view, ``legal`` the seat's legal moves (what the
+        seat could fetch from the API itself); the policy returns one of them.
+        """
         return {}
 
 

@@ -1,0 +1,13 @@
+"""RFC 9457 problem details."""
+from marshmallow import Schema, fields
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "URI naming the problem type"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable machine-readable error code"})
+    rule = fields.String(metadata={"description": "the game's rule code, for illegal-move"})
+    current_version = fields.Integer(metadata={"description": "for stale-version: the match's version now"})
+    errors = fields.Raw(metadata={"description": "field -> messages, for validation errors"})

@@ -1,0 +1,19 @@
+from marshmallow import Schema, fields
+
+
+class GameSchema(Schema):
+    slug = fields.String(required=True)
+    title = fields.String(required=True)
+    description = fields.String()
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    rules_version = fields.Integer(required=True)
+    hidden_information = fields.Boolean(required=True)
+    simultaneous = fields.Boolean(required=True)
+    max_steps = fields.Integer(required=True)
+    ai_levels = fields.List(fields.String(), required=True)
+    distribution = fields.String(required=True)
+    version = fields.String(required=True)
+    schemas = fields.Dict(keys=fields.String(), values=fields.String(),
+                          metadata={"description": "names of this game's components in the OpenAPI document"})
+    options_schema = fields.Dict(metadata={"description": "JSON Schema of the match options"})

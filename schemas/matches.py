@@ -1,0 +1,131 @@
+"""Match resources and their requests."""
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+
+class SeatSpecSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+    ai = fields.String(load_default=None, allow_none=True,
+                       metadata={"description": "AI level (see GET /api/games); absent for a human seat"})
+
+
+class MatchCreateSchema(Schema):
+    game = fields.String(required=True, metadata={"example": "nim"})
+    seats = fields.List(fields.Nested(SeatSpecSchema, allow_none=True), required=True,
+                        validate=validate.Length(1, 16),
+                        metadata={"description": "one item per seat; null leaves the seat open to claim"})
+    options = fields.Dict(load_default=dict)
+    seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, 128),
+                         metadata={"description": "fixes all randomness of the match (kept secret)"})
+
+
+class SeatSchema(Schema):
+    name = fields.String(allow_none=True)
+    ai = fields.String(allow_none=True)
+    open = fields.Boolean()
+
+
+class OutcomeSchema(Schema):
+    scores = fields.List(fields.Float(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    breakdown = fields.List(fields.Dict())
+
+
+class MatchSummarySchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    active_seats = fields.List(fields.Integer(), required=True)
+    outcome = fields.Nested(OutcomeSchema, allow_none=True)
+    options = fields.Dict()
+    created = fields.Float()
+
+
+class MatchCreatedSchema(Schema):
+    match = fields.Nested(MatchSummarySchema, required=True)
+    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                         metadata={"description": "seat number -> bearer token, shown only once"})
+
+
+class MatchListArgsSchema(Schema):
+    game = fields.String()
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+    offset = fields.Integer(load_default=0, validate=validate.Range(0))
+
+
+class MatchListSchema(Schema):
+    matches = fields.List(fields.Nested(MatchSummarySchema), required=True)
+
+
+class ClaimSeatSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+
+
+class SeatTokenSchema(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True)
+    match = fields.Nested(MatchSummarySchema, required=True)
+
+
+class StateArgsSchema(Schema):
+    version = fields.Integer(validate=validate.Range(1))
+
+
+class StateSchema(Schema):
+    match = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat; null for a spectator"})
+    active_seats = fields.List(fields.Integer(), required=True)
+    view = fields.Dict(required=True, metadata={"description": "the game's view for the caller"})
+    outcome = fields.Nested(OutcomeSchema, allow_none=True)
+
+
+class LegalMovesSchema(Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(allow_none=True)
+    moves = fields.List(fields.Dict(), required=True)
+
+
+class MoveRequestSchema(Schema):
+    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves"})
+    expected_version = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(1))
+    seat = fields.Integer(load_default=None, allow_none=True,
+                          metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"})
+
+    @validates_schema
+    def _move_has_type(self, data, **kwargs):
+        if not isinstance(data.get("move"), dict) or not data["move"]:
+            raise ValidationError("A move is a non-empty object.", "move")
+
+
+class EntrySchema(Schema):
+    version = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["setup", "move", "undo"]))
+    seat = fields.Integer(allow_none=True)
+    time = fields.Float(allow_none=True)
+    undone = fields.Boolean(required=True)
+    events = fields.List(fields.Dict(), required=True)
+    text = fields.List(fields.String(), required=True, metadata={"description": "one sentence per event"})
+    move = fields.Dict(metadata={"description": "the command; shown to its author (and to all once the match is over)"})
+    target = fields.Integer(metadata={"description": "for undo entries: the version returned to"})
+
+
+class MoveResponseSchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "the version the move created"})
+    events = fields.List(fields.Dict(), required=True, metadata={"description": "its events, redacted for the caller"})
+    text = fields.List(fields.String(), required=True)
+    duplicate = fields.Boolean(required=True, metadata={"description": "true when an Idempotency-Key was replayed"})
+    state = fields.Nested(StateSchema, required=True)
+
+
+class HistoryArgsSchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+
+
+class EventPageSchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "the match's current version"})
+    entries = fields.List(fields.Nested(EntrySchema), required=True)

@@ -1,0 +1,43 @@
+"""Liveness and readiness probes."""
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from ..errors import GameroomError
+
+blp = Blueprint("health", __name__, url_prefix="/api", description="Probes")
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    games = fields.Integer()
+
+
+class NotReady(GameroomError):
+    status, code, title = 503, "not-ready", "Not ready"
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    @blp.response(200, HealthSchema)
+    def get(self):
+        """The process is up."""
+        return {"status": "ok"}
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    @blp.response(200, HealthSchema)
+    def get(self):
+        """Redis answers and the game plugins are loaded."""
+        matches = current_app.extensions["gameroom"]
+        try:
+            matches.store.redis.ping()
+        except Exception:
+            raise NotReady("Redis does not answer.") from None
+        if not len(matches.registry):
+            raise NotReady("No game plugins are loaded.")
+        return {"status": "ready", "games": len(matches.registry)}

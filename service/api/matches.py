@@ -1,0 +1,85 @@
+"""Matches: create, list, join, and read a match's public summary."""
+from __future__ import annotations
+
+from flask import current_app, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import (
+    ClaimSeatSchema, MatchCreatedSchema, MatchCreateSchema, MatchListArgsSchema, MatchSummarySchema,
+    SeatTokenSchema,
+)
+from schemas.matches import MatchListSchema
+
+from . import presenters
+from .docs import PROBLEM
+
+blp = Blueprint("matches", __name__, url_prefix="/api/matches", description="Matches and seats")
+
+
+def _matches():
+    return current_app.extensions["gameroom"]
+
+
+@blp.route("")
+class MatchCollection(MethodView):
+    @blp.arguments(MatchCreateSchema)
+    @blp.response(201, MatchCreatedSchema)
+    @blp.alt_response(404, **PROBLEM, description="unknown game")
+    @blp.alt_response(422, **PROBLEM, description="invalid seats or options")
+    def post(self, body):
+        """Create a match. Returns one secret token per human seat it filled."""
+        matches = _matches()
+        loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"])
+        headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
+        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
+                201, headers)
+
+    @blp.arguments(MatchListArgsSchema, location="query")
+    @blp.response(200, MatchListSchema)
+    def get(self, args):
+        """The lobby: matches, newest first, filterable by game and status."""
+        matches = _matches()
+        found, offset = [], args["offset"]
+        # Filters are applied to the newest matches page by page; the lobby is small.
+        while len(found) < args["limit"]:
+            ids = matches.records.list(offset, 100)
+            if not ids:
+                break
+            offset += len(ids)
+            for match_id in ids:
+                record = matches.records.get(match_id)
+                if record is None or record.game not in matches.registry:
+                    continue
+                if args.get("game") and record.game != args["game"]:
+                    continue
+                status, _ = matches.records.progress(match_id)
+                if args.get("status") and status != args["status"]:
+                    continue
+                found.append(presenters.summary(matches, matches.load(match_id)))
+                if len(found) == args["limit"]:
+                    break
+        return {"matches": found}
+
+
+@blp.route("/<match_id>")
+class MatchResource(MethodView):
+    @blp.response(200, MatchSummarySchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, match_id):
+        """Public summary: game, status, version, seats, active seats, outcome."""
+        matches = _matches()
+        return presenters.summary(matches, matches.load(match_id))
+
+
+@blp.route("/<match_id>/seats/<int:seat>")
+class SeatClaim(MethodView):
+    @blp.arguments(ClaimSeatSchema)
+    @blp.response(201, SeatTokenSchema)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="seat-taken")
+    def post(self, body, match_id, seat):
+        """Claim an open seat; returns that seat's token (shown only once)."""
+        matches = _matches()
+        loaded, token = matches.claim_seat(match_id, seat, body["name"])
+        return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}

@@ -1,0 +1,103 @@
+"""Playing: the caller's state, legal moves, submitting moves, history."""
+from __future__ import annotations
+
+from flask import current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas import (
+    EventPageSchema, HistoryArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
+    StateArgsSchema, StateSchema,
+)
+
+from ..errors import BadRequest, NotYourSeat
+from . import presenters
+from .auth import caller_seat
+from .docs import PROBLEM
+
+blp = Blueprint("play", __name__, url_prefix="/api/matches", description="Playing a match")
+
+
+def _matches():
+    return current_app.extensions["gameroom"]
+
+
+@blp.route("/<match_id>/state")
+class State(MethodView):
+    @blp.arguments(StateArgsSchema, location="query")
+    @blp.response(200, StateSchema)
+    @blp.alt_response(304, description="not modified (If-None-Match)")
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, args, match_id):
+        """The caller's view (bearer token = seat; none = spectator), now or at ``version``."""
+        matches = _matches()
+        seat = caller_seat(matches, match_id)
+        loaded = matches.load(match_id, args.get("version"))
+        etag = f'"v{loaded.version}-s{"x" if seat is None else seat}"'
+        if etag in request.if_none_match:
+            return "", 304, {"ETag": etag}
+        return presenters.state(matches, loaded, seat), 200, {"ETag": etag}
+
+
+@blp.route("/<match_id>/legal-moves")
+class LegalMoves(MethodView):
+    @blp.response(200, LegalMovesSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, match_id):
+        """The caller's legal atomic moves now; each can be POSTed back unchanged."""
+        matches = _matches()
+        seat = caller_seat(matches, match_id)
+        loaded = matches.load(match_id)
+        moves = []
+        if seat is not None and loaded.record.full:
+            moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
+        return {"version": loaded.version, "seat": seat, "moves": moves}
+
+
+@blp.route("/<match_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(MoveRequestSchema)
+    @blp.response(201, MoveResponseSchema)
+    @blp.alt_response(400, **PROBLEM, description="malformed JSON")
+    @blp.alt_response(401, **PROBLEM, description="missing or bad token")
+    @blp.alt_response(403, **PROBLEM, description="not-your-turn / not-your-seat")
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="stale-version, match-over, match-not-started")
+    @blp.alt_response(413, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM, description="illegal-move (with the game's rule code)")
+    def post(self, body, match_id):
+        """Submit one move. ``Idempotency-Key`` makes retries safe."""
+        matches = _matches()
+        seat = caller_seat(matches, match_id, required=True)
+        if body.get("seat") is not None and body["seat"] != seat:
+            raise NotYourSeat(f"Your token is for seat {seat}, not seat {body['seat']}.")
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 1 <= len(key) <= 128:
+            raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
+        result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
+                                idempotency_key=key)
+        [entry] = matches.redact(result.loaded, [result.entry], seat)
+        return {
+            "version": result.version,
+            "events": entry["events"],
+            "text": entry["text"],
+            "duplicate": result.duplicate,
+            "state": presenters.state(matches, result.loaded, seat),
+        }
+
+
+@blp.route("/<match_id>/events")
+class Events(MethodView):
+    @blp.arguments(HistoryArgsSchema, location="query")
+    @blp.response(200, EventPageSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, args, match_id):
+        """History after version ``after``, each entry redacted for the caller."""
+        matches = _matches()
+        seat = caller_seat(matches, match_id)
+        loaded = matches.load(match_id)
+        entries = matches.store.read_page(match_id, args["after"], args["limit"])
+        return {"version": loaded.version, "entries": matches.redact(loaded, entries, seat)}

@@ -1,0 +1,41 @@
+"""Turn core objects into the API's resource dicts (serialized by schemas/)."""
+from __future__ import annotations
+
+from ..application import Loaded, Matches
+from ..core.matches import FINISHED, status_of
+
+
+def summary(matches: Matches, loaded: Loaded) -> dict:
+    record, folded = loaded.record, loaded.folded
+    game = matches.game(record)
+    status = status_of(record, game, folded.state)
+    return {
+        "id": record.id,
+        "game": record.game,
+        "status": status,
+        "version": folded.version,
+        "seats": [s.as_dict() for s in record.seats],
+        "active_seats": game.active_seats(folded.state) if status != "waiting" else [],
+        "outcome": game.outcome(folded.state),
+        "options": record.options,
+        "created": record.created,
+    }
+
+
+def state(matches: Matches, loaded: Loaded, seat: int | None) -> dict:
+    record, folded = loaded.record, loaded.folded
+    game = matches.game(record)
+    status = status_of(record, game, folded.state)
+    return {
+        "match": record.id,
+        "version": folded.version,
+        "status": status,
+        "seat": seat,
+        "active_seats": game.active_seats(folded.state) if status != "waiting" else [],
+        "view": game.view(folded.state, seat),
+        "outcome": game.outcome(folded.state),
+    }
+
+
+def is_finished(matches: Matches, loaded: Loaded) -> bool:
+    return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state) == FINISHED

@@ -1,0 +1,77 @@
+"""Every error leaves the server as application/problem+json (RFC 9457), from here only."""
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, json
+from werkzeug.exceptions import HTTPException
+
+from ..errors import GameroomError
+
+log = logging.getLogger(__name__)
+
+TYPE_BASE = "https://gameroom.dev/problems/"
+MEDIA_TYPE = "application/problem+json"
+
+# Stable codes for the HTTP errors raised by Flask, Werkzeug and webargs.
+_HTTP_CODES = {
+    400: "bad-request",
+    401: "bad-token",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    409: "conflict",
+    412: "precondition-failed",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    422: "validation-error",
+    429: "too-many-requests",
+}
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra):
+    body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    response = Flask.response_class(json.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    return response
+
+
+def _from_gameroom(exc: GameroomError):
+    return problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
+
+
+def _from_http(exc: HTTPException):
+    status = exc.code or 500
+    data = getattr(exc, "data", None) or {}
+    messages = data.get("messages")
+    code = _HTTP_CODES.get(status, "http-error")
+    detail = exc.description or exc.name
+    if status == 400 and messages and "json" in messages:
+        code, detail = "malformed-json", "The request body is not valid JSON."
+        messages = None
+    elif status == 422 and messages:
+        # webargs nests by location ("json", "query"); clients want field -> messages.
+        flat = {}
+        for loc_messages in messages.values():
+            flat.update(loc_messages if isinstance(loc_messages, dict) else {"_": loc_messages})
+        messages = flat
+        detail = "The request does not match its schema: " + ", ".join(sorted(flat))
+    elif status == 413:
+        detail = "The request body is too large."
+    response = problem(status, code, exc.name, detail, errors=messages)
+    for name, value in (getattr(exc, "data", None) or {}).get("headers", {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _from_unexpected(exc: Exception):
+    log.exception("unhandled error")
+    return problem(500, "internal-error", "Internal Server Error", "The server failed; the error was logged.")
+
+
+def init_app(app: Flask) -> None:
+    """Register the handlers; call after flask-smorest's Api so these win."""
+    app.register_error_handler(GameroomError, _from_gameroom)
+    app.register_error_handler(HTTPException, _from_http)
+    app.register_error_handler(Exception, _from_unexpected)

@@ -1,0 +1,74 @@
+"""GET /api/matches/{id}/stream: Server-Sent Events, one per appended entry.
+
+Each event's ``id`` is the entry's version, so a client that reconnects with
+``Last-Event-ID`` (EventSource does this by itself) misses nothing. Entries
+are redacted for the caller exactly as in ``/events``. Browsers' EventSource
+cannot set headers, so the token may also come as ``?token=``.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+
+from ..errors import BadRequest
+from .auth import caller_seat
+from .docs import PROBLEM
+
+blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
+
+
+class StreamArgsSchema(Schema):
+    token = fields.String(metadata={"description": "seat token, for clients that cannot set headers"})
+    after = fields.Integer(validate=validate.Range(0), metadata={"description": "start after this version"})
+
+
+def _start_version() -> int:
+    raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest("Last-Event-ID must be a version number.", code="bad-last-event-id") from None
+    if value < 0:
+        raise BadRequest("Last-Event-ID must not be negative.", code="bad-last-event-id")
+    return value
+
+
+def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_age: float):
+    """Yield SSE frames until ``max_age`` passes or the match is over and drained."""
+    deadline = time.monotonic() + max_age
+    yield "retry: 2000\n\n"
+    while time.monotonic() < deadline:
+        entries = matches.store.subscribe(match_id, after, block_ms=int(keepalive * 1000))
+        if not entries:
+            yield ": keep-alive\n\n"
+            loaded = matches.load(match_id)
+            if loaded.version <= after and matches.game(loaded.record).outcome(loaded.folded.state) is not None:
+                return
+            continue
+        loaded = matches.load(match_id)
+        for entry in matches.redact(loaded, entries, seat):
+            after = entry["version"]
+            yield f"id: {after}\nevent: entry\ndata: {json.dumps(entry, separators=(',', ':'))}\n\n"
+
+
+@blp.route("/<match_id>/stream")
+class Stream(MethodView):
+    @blp.arguments(StreamArgsSchema, location="query")
+    @blp.response(200, description="text/event-stream of entries (`id` = version, `data` = entry JSON)")
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, args, match_id):
+        """Live entries as Server-Sent Events, resumable with ``Last-Event-ID``."""
+        matches = current_app.extensions["gameroom"]
+        seat = caller_seat(matches, match_id, allow_query=True)
+        after = _start_version()
+        config = current_app.config["GAMEROOM"]
+        frames = sse_frames(matches, match_id, seat, after, config.sse_keepalive, config.sse_max_age)
+        return Response(stream_with_context(frames), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

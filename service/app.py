@@ -1,0 +1,100 @@
+"""The application factory (flaskr style): ``create_app(config=None)``."""
+from __future__ import annotations
+
+import atexit
+import logging
+
+import redis
+from flask import Flask
+from .api.docs import GameroomApi
+
+from . import api as api_package
+from .api import problems
+from .application import Matches
+from .config import Config
+from .eventstore import EventStore
+from .eventstore.records import MatchRecords
+from .registry import Registry, build_registry
+
+log = logging.getLogger(__name__)
+
+API_TITLE = "gameroom"
+API_VERSION = "1"
+
+
+def _component_prefix(slug: str) -> str:
+    return "".join(part.capitalize() for part in slug.replace("_", "-").split("-"))
+
+
+def register_game_schemas(spec, registry: Registry) -> dict:
+    """Publish every game's schemas as OpenAPI components; returns slug -> kind -> name."""
+    names = {}
+    for installed in registry:
+        schemas = installed.game.schemas()
+        prefix = _component_prefix(installed.slug)
+        names[installed.slug] = {}
+        for kind in ("options", "move", "view", "event"):
+            name = f"{prefix}{kind.capitalize()}"
+            spec.components.schema(name, schema=getattr(schemas, kind))
+            names[installed.slug][kind] = name
+    return names
+
+
+def _connect(config: Config) -> redis.Redis:
+    if config.redis_url:
+        return redis.Redis.from_url(config.redis_url)
+    from .eventstore.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(config.data_dir).start()
+    atexit.register(server.stop)
+    return server.client()
+
+
+def create_app(config: Config | dict | None = None, registry: Registry | None = None) -> Flask:
+    """Build the WSGI app.
+
+    ``config``: a :class:`Config`, or a dict of overrides on top of the
+    environment's. With no Redis URL configured, an embedded redis-server is
+    started in ``data_dir`` and stopped at exit.
+    """
+    if not isinstance(config, Config):
+        config = Config.from_env(**(config or {}))
+    app = Flask(__name__)
+    app.config.update(
+        GAMEROOM=config,
+        MAX_CONTENT_LENGTH=config.max_body,
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="openapi.json",
+        API_SPEC_OPTIONS={
+            "info": {"description": "An event-sourced game server. Errors are application/problem+json."},
+            "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+            "security": [{}, {"seatToken": []}],
+        },
+        JSON_SORT_KEYS=False,
+    )
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    registry = registry or build_registry()
+    client = _connect(config)
+    matches = Matches(EventStore(client), MatchRecords(client), registry,
+                      snapshot_every=config.snapshot_every, append_retries=config.append_retries)
+    app.extensions["gameroom"] = matches
+
+    api = GameroomApi(app)
+    for blueprint in api_package.BLUEPRINTS:
+        api.register_blueprint(blueprint)
+    app.extensions["gameroom_schema_names"] = register_game_schemas(api.spec, registry)
+    components = api.spec.to_dict()["components"]["schemas"]
+    app.extensions["gameroom_options_jsonschema"] = {
+        slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
+    }
+    problems.init_app(app)
+
+    if config.ai_mode == "rq":
+        from .workers.scheduler import AIScheduler
+
+        matches.after_append.append(AIScheduler(client, config.queue))
+    return app

@@ -1,0 +1,264 @@
+"""The application layer: use cases over the pure core and the store.
+
+``Matches`` is what the HTTP API and the AI workers both call, so a move from
+a bot and a move from a browser take the same command path. It knows nothing
+of HTTP or RQ; side effects after an append (AI scheduling, observers) are
+callbacks registered in ``after_append``.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from marshmallow import ValidationError
+
+from .core import decider
+from .core.decider import Folded
+from .core.matches import (
+    FINISHED, MatchRecord, Seat, new_match_id, new_token, redact_entry, status_of,
+)
+from .core.rng import new_seed
+from .errors import (
+    BadRequest, Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict,
+)
+from .eventstore import EventStore
+from .eventstore.records import MatchRecords
+from .registry import Registry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Loaded:
+    record: MatchRecord
+    folded: Folded
+
+    @property
+    def version(self) -> int:
+        return self.folded.version
+
+
+@dataclass
+class MoveResult:
+    version: int
+    entry: dict
+    loaded: Loaded
+    duplicate: bool = False
+
+
+class _FoldCache:
+    """Recently folded matches, so a load folds only the entries it has not seen."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self._items: OrderedDict[str, Folded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> Folded | None:
+        with self._lock:
+            found = self._items.get(match_id)
+            if found is not None:
+                self._items.move_to_end(match_id)
+            return found
+
+    def put(self, match_id: str, folded: Folded) -> None:
+        with self._lock:
+            current = self._items.get(match_id)
+            if current is None or current.version <= folded.version:
+                self._items[match_id] = folded
+                self._items.move_to_end(match_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+class Matches:
+    def __init__(self, store: EventStore, records: MatchRecords, registry: Registry,
+                 *, snapshot_every: int = 100, append_retries: int = 20, clock=time.time):
+        self.store = store
+        self.records = records
+        self.registry = registry
+        self.snapshot_every = snapshot_every
+        self.append_retries = append_retries
+        self.clock = clock
+        self.after_append: list = []
+        self._cache = _FoldCache()
+
+    # -- creating and joining --------------------------------------------
+
+    def create(self, game_slug: str, seats: list[dict | None], options: dict | None = None,
+               seed: str | None = None) -> tuple[Loaded, dict[int, str]]:
+        """Create a match; returns it and one token per human seat filled now."""
+        installed = self.registry.installed(game_slug)
+        game = installed.game
+        n = len(seats)
+        if not game.info.min_players <= n <= game.info.max_players:
+            raise ValidationFailed(
+                f"{game.info.title} takes {game.info.min_players}–{game.info.max_players} seats, not {n}.",
+                code="bad-seat-count", errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
+            )
+        levels = set(self.ai_levels(game))
+        seat_objs = []
+        for i, s in enumerate(seats):
+            if s is None:
+                seat_objs.append(Seat())
+                continue
+            if s.get("ai") and s["ai"] not in levels:
+                raise ValidationFailed(f"Unknown AI level '{s['ai']}'.", code="unknown-ai-level",
+                                       errors={"seats": {str(i): {"ai": [f"one of {sorted(levels)}"]}}})
+            seat_objs.append(Seat(name=s["name"], ai=s.get("ai")))
+        try:
+            opts = game.load_options(options)
+        except ValidationError as exc:
+            raise ValidationFailed("Invalid game options.", code="bad-options",
+                                   errors={"options": exc.messages}) from None
+        record = MatchRecord(id=new_match_id(), game=game_slug, options=opts, seed=seed or new_seed(),
+                             created=self.clock(), seats=seat_objs)
+        entry = decider.setup_entry(game, n, opts, record.seed)
+        entry["time"] = record.created
+        tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
+        self.records.create(record, tokens)
+        self.store.append(record.id, entry, 0)
+        loaded = self.load(record.id)
+        self._after(loaded, entry | {"version": 1})
+        log.info("match %s created: %s, %d seats", record.id, game_slug, n)
+        return loaded, tokens
+
+    def claim_seat(self, match_id: str, seat: int, name: str) -> tuple[Loaded, str]:
+        record = self.record(match_id)
+        if not 0 <= seat < record.num_seats:
+            raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
+        token = new_token()
+        if not self.records.claim(match_id, seat, name, token):
+            raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
+        loaded = self.load(match_id)
+        log.info("match %s: seat %d claimed", match_id, seat)
+        if loaded.record.full:
+            self._after(loaded, None)
+        return loaded, token
+
+    # -- reading ---------------------------------------------------------
+
+    def record(self, match_id: str) -> MatchRecord:
+        record = self.records.get(match_id)
+        if record is None:
+            raise NotFound(f"No match {match_id}.", code="unknown-match")
+        return record
+
+    def game(self, record: MatchRecord):
+        return self.registry.get(record.game)
+
+    def load(self, match_id: str, version: int | None = None) -> Loaded:
+        """The match folded to ``version`` (default: its latest)."""
+        record = self.record(match_id)
+        game = self.game(record)
+        if version is not None:
+            current = self.store.version(match_id)
+            if not 1 <= version <= current:
+                raise NotFound(f"Match {match_id} has versions 1–{current}.", code="no-such-version")
+        start = self._cache.get(match_id)
+        if start is not None and version is not None and start.version > version:
+            start = None
+        if start is None:
+            snap = self.store.load_snapshot(match_id)
+            if snap and snap["rules_version"] == game.info.rules_version and (
+                    version is None or snap["version"] <= version):
+                start = Folded.from_snapshot(snap)
+        after = start.version if start else 0
+        folded = decider.fold(game, self.store.read(match_id, after, version), start)
+        if version is None:
+            self._cache.put(match_id, folded)
+        return Loaded(record, folded)
+
+    def history(self, match_id: str, viewer: int | None, after: int = 0, limit: int = 100) -> list[dict]:
+        loaded = self.load(match_id)
+        return self.redact(loaded, self.store.read_page(match_id, after, limit), viewer)
+
+    def redact(self, loaded: Loaded, entries: list[dict], viewer: int | None) -> list[dict]:
+        record, folded = loaded.record, loaded.folded
+        game = self.game(record)
+        public = status_of(record, game, folded.state) == FINISHED
+        names = record.names()
+        return [redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
+                for e in entries]
+
+    def ai_levels(self, game) -> list[str]:
+        from .ai import builtin_levels  # local: the AI package is optional for the core
+
+        return sorted(set(builtin_levels(game)) | set(self.registry.ai_policies(game)))
+
+    # -- moves -----------------------------------------------------------
+
+    def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
+               idempotency_key: str | None = None, actor: str | None = None) -> MoveResult:
+        """Decide ``move`` for ``seat`` and append it.
+
+        With ``expected_version`` the move is refused with ``stale-version`` if the
+        match moved on in a way that changed what ``seat`` sees; entries by other
+        seats that leave this seat's view unchanged (simultaneous phases) do not
+        make it stale. Without it, the move is checked against the latest state
+        and the append retried on a race.
+        """
+        key = f"{seat}:{idempotency_key}" if idempotency_key else None
+        if key is not None:
+            prior = self.records.idempotent_version(match_id, key)
+            if prior is not None:
+                return self._replayed(match_id, prior)
+        for _ in range(self.append_retries):
+            loaded = self.load(match_id)
+            record, folded = loaded.record, loaded.folded
+            if not record.full:
+                raise Conflict("The match has open seats and has not started.", code="match-not-started")
+            if seat is None or not 0 <= seat < record.num_seats:
+                raise NotYourSeat("Spectators cannot move.")
+            if expected_version is not None and expected_version != folded.version:
+                self._check_not_stale(loaded, seat, expected_version)
+            game = self.game(record)
+            entry = decider.decide(game, folded, seat, move, record.seed)
+            entry["time"] = self.clock()
+            if actor:
+                entry["actor"] = actor
+            try:
+                result = self.store.append(match_id, entry, folded.version, key)
+            except VersionConflict:
+                continue
+            if result.duplicate:
+                return self._replayed(match_id, result.version)
+            entry["version"] = result.version
+            new = Loaded(record, decider.apply_entry(game, folded, entry))
+            self._cache.put(match_id, new.folded)
+            self._after(new, entry)
+            return MoveResult(result.version, entry, new)
+        raise Conflict("The match is too busy; try again.", code="busy")
+
+    def _check_not_stale(self, loaded: Loaded, seat: int, expected: int) -> None:
+        current = loaded.folded.version
+        if expected > current or expected < 1:
+            raise VersionConflict(current, f"The match is at version {current}, not {expected}.")
+        game = self.game(loaded.record)
+        then = self.load(loaded.record.id, expected).folded.state
+        if game.view(then, seat) != game.view(loaded.folded.state, seat):
+            raise VersionConflict(current, f"The match moved on to version {current}.")
+
+    def _replayed(self, match_id: str, version: int) -> MoveResult:
+        entry = self.store.entry(match_id, version)
+        return MoveResult(version, entry, self.load(match_id), duplicate=True)
+
+    def _after(self, loaded: Loaded, entry: dict | None) -> None:
+        record, folded = loaded.record, loaded.folded
+        game = self.game(record)
+        self.records.set_progress(record.id, status_of(record, game, folded.state), folded.version)
+        if self.snapshot_every and folded.version % self.snapshot_every == 0:
+            self.store.save_snapshot(record.id, folded.to_snapshot())
+        for callback in self.after_append:
+            try:
+                callback(self, loaded, entry)
+            except GameroomError:
+                raise
+            except Exception:  # an observer must not undo an accepted move
+                log.exception("after-append callback %r failed for match %s", callback, record.id)
+
+
+__all__ = ["Matches", "Loaded", "MoveResult", "BadRequest"]

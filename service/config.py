@@ -1,0 +1,48 @@
+"""Configuration defaults; every value can be overridden by a GAMEROOM_* environment variable.
+
+``Config.from_env()`` reads the environment once; ``create_app(config)``
+takes a mapping of overrides on top (tests use that).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class Config:
+    #: Redis URL. Empty: start an embedded redis-server in ``data_dir``.
+    redis_url: str = ""
+    #: Folder of the embedded Redis (AOF, socket, log).
+    data_dir: str = "./var"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Largest accepted request body, in bytes (413 beyond).
+    max_body: int = 64 * 1024
+    #: Seconds between SSE keep-alive comments.
+    sse_keepalive: float = 15.0
+    #: Longest a single SSE response stays open, in seconds (clients reconnect with Last-Event-ID).
+    sse_max_age: float = 300.0
+    #: Take a snapshot every this many entries.
+    snapshot_every: int = 100
+    #: RQ queue that AI jobs go to.
+    queue: str = "gameroom-ai"
+    #: Run AI jobs: "rq" (enqueue for workers) or "off".
+    ai_mode: str = "rq"
+    #: Times the server retries its own append after a version race.
+    append_retries: int = 20
+    #: Entries per page of history, at most.
+    max_page: int = 500
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ=os.environ, **overrides) -> "Config":
+        values = {}
+        for f in fields(cls):
+            raw = environ.get(f"GAMEROOM_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = _CONVERT.get(f.type, str)(raw)
+        return replace(cls(**values), **overrides)
+
+
+_CONVERT = {"int": int, "float": float, "str": str}

@@ -1,0 +1,95 @@
+"""Match lifecycle: the match record, seats, status, and who sees what of the history.
+
+Pure: no Flask, Redis or RQ. Persistence lives in ``service.eventstore.records``.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+
+from ..plugin_api import Game
+
+WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
+
+
+def new_match_id() -> str:
+    return secrets.token_hex(8)
+
+
+def new_token() -> str:
+    """A seat token: 192 random bits, URL-safe. Shown once, stored only hashed."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Seat:
+    name: str | None = None
+    ai: str | None = None
+
+    @property
+    def filled(self) -> bool:
+        return self.name is not None
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "ai": self.ai, "open": not self.filled}
+
+
+@dataclass
+class MatchRecord:
+    """What the platform knows of a match besides its event stream."""
+
+    id: str
+    game: str
+    options: dict
+    seed: str
+    created: float
+    seats: list[Seat] = field(default_factory=list)
+
+    @property
+    def num_seats(self) -> int:
+        return len(self.seats)
+
+    @property
+    def full(self) -> bool:
+        return all(s.filled for s in self.seats)
+
+    def names(self) -> list[str]:
+        return [s.name or f"Seat {i + 1}" for i, s in enumerate(self.seats)]
+
+    def ai_seats(self) -> dict[int, str]:
+        return {i: s.ai for i, s in enumerate(self.seats) if s.ai}
+
+
+def status_of(record: MatchRecord, game: Game, state) -> str:
+    if not record.full:
+        return WAITING
+    return FINISHED if game.outcome(state) is not None else ACTIVE
+
+
+def redact_entry(game: Game, entry: dict, viewer: int | None, names: list[str],
+                 *, public: bool = False, undone: bool = False) -> dict:
+    """An entry as ``viewer`` may see it: events redacted, the command shown to its author only.
+
+    ``public`` (the match is over) shows everything. The match seed is never
+    part of an entry.
+    """
+    events = entry["events"] if public else [game.redact(e, viewer) for e in entry["events"]]
+    out = {
+        "version": entry["version"],
+        "kind": entry["kind"],
+        "seat": entry.get("seat"),
+        "time": entry.get("time"),
+        "undone": undone,
+        "events": events,
+        "text": [game.describe(e, None if public else viewer, names) for e in events],
+    }
+    if entry["kind"] == "undo":
+        out["target"] = entry["target"]
+    if entry.get("move") is not None and (public or viewer == entry.get("seat")):
+        out["move"] = entry["move"]
+    return out

@@ -1,0 +1,54 @@
+"""Every Redis key name gameroom uses, built in one place.
+
+Keys of one match share the hash tag ``{<match>}`` so that, on Redis Cluster,
+everything of a match lives in one slot and the append script may touch
+several of them atomically. The lobby index is the one key that spans
+matches; it lives wherever the cluster puts it.
+"""
+from __future__ import annotations
+
+PREFIX = "gameroom"
+
+
+def _match(match_id: str, what: str) -> str:
+    return f"{PREFIX}:{{{match_id}}}:{what}"
+
+
+def events(match_id: str) -> str:
+    """Stream of entries; entry *n* has stream id ``n-0`` (its version)."""
+    return _match(match_id, "events")
+
+
+def meta(match_id: str) -> str:
+    """Hash: the match record (game, seats, options, seed, created ...)."""
+    return _match(match_id, "meta")
+
+
+def idempotency(match_id: str) -> str:
+    """Hash: idempotency key -> version of the entry it appended."""
+    return _match(match_id, "idem")
+
+
+def tokens(match_id: str) -> str:
+    """Hash: sha256(token) -> seat number."""
+    return _match(match_id, "tokens")
+
+
+def snapshot(match_id: str) -> str:
+    """String: JSON snapshot of the folded state at some version."""
+    return _match(match_id, "snapshot")
+
+
+def undo_requests(match_id: str) -> str:
+    """Hash: undo request id -> JSON request."""
+    return _match(match_id, "undo")
+
+
+def lobby() -> str:
+    """Sorted set: match id scored by creation time."""
+    return f"{PREFIX}:matches"
+
+
+def ai_job_id(match_id: str, version: int, seat: int) -> str:
+    """RQ job id of the AI move for ``seat`` at ``version`` (deterministic, so enqueues dedupe)."""
+    return f"{PREFIX}-ai-{match_id}-{version}-{seat}"

@@ -1,0 +1,72 @@
+"""Persistence of match records, seat claims and seat tokens.
+
+A match's record is one hash (``keys.meta``): the static part as JSON under
+``record``, each seat under ``seat:<n>`` (claimed with HSETNX, so two clients
+racing for one seat cannot both win), and a denormalised ``status`` and
+``version`` for the lobby. Token hashes live in ``keys.tokens``.
+"""
+from __future__ import annotations
+
+import json
+
+import redis
+
+from ..core.matches import MatchRecord, Seat, hash_token
+from . import keys
+
+
+class MatchRecords:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+
+    def create(self, record: MatchRecord, tokens: dict[int, str]) -> None:
+        static = {"id": record.id, "game": record.game, "options": record.options,
+                  "seed": record.seed, "created": record.created, "num_seats": record.num_seats}
+        mapping = {"record": json.dumps(static), "status": "waiting", "version": 0}
+        for i, seat in enumerate(record.seats):
+            if seat.filled:
+                mapping[f"seat:{i}"] = json.dumps({"name": seat.name, "ai": seat.ai})
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.meta(record.id), mapping=mapping)
+        if tokens:
+            pipe.hset(keys.tokens(record.id), mapping={hash_token(t): s for s, t in tokens.items()})
+        pipe.zadd(keys.lobby(), {record.id: record.created})
+        pipe.execute()
+
+    def get(self, match_id: str) -> MatchRecord | None:
+        raw = self.redis.hgetall(keys.meta(match_id))
+        if not raw or b"record" not in raw:
+            return None
+        static = json.loads(raw[b"record"])
+        seats = []
+        for i in range(static["num_seats"]):
+            claim = raw.get(f"seat:{i}".encode())
+            seats.append(Seat(**json.loads(claim)) if claim else Seat())
+        return MatchRecord(id=static["id"], game=static["game"], options=static["options"],
+                           seed=static["seed"], created=static["created"], seats=seats)
+
+    def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
+        """Claim an open seat; False if someone else already holds it."""
+        if not self.redis.hsetnx(keys.meta(match_id), f"seat:{seat}", json.dumps({"name": name, "ai": None})):
+            return False
+        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
+        return True
+
+    def seat_for_token(self, match_id: str, token: str) -> int | None:
+        raw = self.redis.hget(keys.tokens(match_id), hash_token(token))
+        return int(raw) if raw is not None else None
+
+    def set_progress(self, match_id: str, status: str, version: int) -> None:
+        self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})
+
+    def progress(self, match_id: str) -> tuple[str, int]:
+        status, version = self.redis.hmget(keys.meta(match_id), "status", "version")
+        return (status or b"waiting").decode(), int(version or 0)
+
+    def idempotent_version(self, match_id: str, key: str) -> int | None:
+        raw = self.redis.hget(keys.idempotency(match_id), key)
+        return int(raw) if raw is not None else None
+
+    def list(self, offset: int = 0, limit: int = 50) -> list[str]:
+        """Match ids, newest first."""
+        return [m.decode() for m in self.redis.zrevrange(keys.lobby(), offset, offset + limit - 1)]

@@ -1,0 +1,105 @@
+"""The event store: one Redis stream per match, appended by one Lua script.
+
+Entry *n* of a match is stored at stream id ``n-0``, so a version is a stream
+position and ``read(after, upto)`` is a plain ``XRANGE``. Streams are never
+trimmed: the history is the system of record.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import redis
+
+from ..errors import VersionConflict
+from . import keys
+
+# KEYS[1] the match's events stream
+# KEYS[2] the match's idempotency hash
+# ARGV[1] expected version (the stream length the writer saw)
+# ARGV[2] idempotency key, or "" for none
+# ARGV[3] the entry, JSON
+# Returns {"ok", version} | {"dup", version of the first append} | {"conflict", current version}
+APPEND_LUA = """
+if ARGV[2] ~= '' then
+  local prior = redis.call('HGET', KEYS[2], ARGV[2])
+  if prior then return {'dup', tonumber(prior)} end
+end
+local current = redis.call('XLEN', KEYS[1])
+if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
+local version = current + 1
+redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
+return {'ok', version}
+"""
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    version: int
+    #: True when the idempotency key had been seen: nothing was appended.
+    duplicate: bool = False
+
+
+def _decode(items) -> list[dict]:
+    return [json.loads(fields[b"entry"]) for _id, fields in items]
+
+
+class EventStore:
+    """Append-only per-match streams on a redis-py client (``decode_responses=False``)."""
+
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._append = client.register_script(APPEND_LUA)
+
+    def append(self, match_id: str, entry: dict, expected_version: int,
+               idempotency_key: str | None = None) -> AppendResult:
+        """Append ``entry`` as version ``expected_version + 1``.
+
+        Raises :class:`VersionConflict` (carrying the current version) when the
+        stream is not at ``expected_version``. A repeated ``idempotency_key``
+        appends nothing and returns the version of the first append.
+        """
+        entry = {**entry, "version": expected_version + 1}
+        status, version = self._append(
+            keys=[keys.events(match_id), keys.idempotency(match_id)],
+            args=[expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":"))],
+        )
+        status = status.decode() if isinstance(status, bytes) else status
+        if status == "conflict":
+            raise VersionConflict(int(version))
+        return AppendResult(int(version), duplicate=status == "dup")
+
+    def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[dict]:
+        """Entries with ``after < version <= upto`` (``upto`` None: to the end), in order."""
+        end = f"{upto}-0" if upto is not None else "+"
+        if upto is not None and upto <= after:
+            return []
+        return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", end))
+
+    def read_page(self, match_id: str, after: int, limit: int) -> list[dict]:
+        return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", "+", count=limit))
+
+    def entry(self, match_id: str, version: int) -> dict | None:
+        found = self.read(match_id, version - 1, version)
+        return found[0] if found else None
+
+    def version(self, match_id: str) -> int:
+        """The match's current version (0 for an unknown match)."""
+        return int(self.redis.xlen(keys.events(match_id)))
+
+    def subscribe(self, match_id: str, after: int, block_ms: int = 15_000) -> list[dict]:
+        """Entries after ``after``, waiting up to ``block_ms`` for the first one (``[]`` on timeout)."""
+        found = self.redis.xread({keys.events(match_id): f"{after}-0"}, block=block_ms)
+        if not found:
+            return []
+        return _decode(found[0][1])
+
+    # -- snapshots: a cache, safe to drop ------------------------------------
+
+    def save_snapshot(self, match_id: str, snapshot: dict) -> None:
+        self.redis.set(keys.snapshot(match_id), json.dumps(snapshot, separators=(",", ":")))
+
+    def load_snapshot(self, match_id: str) -> dict | None:
+        raw = self.redis.get(keys.snapshot(match_id))
+        return json.loads(raw) if raw else None

@@ -1,0 +1,1 @@
+"""RQ job functions and their enqueueing (AI turns)."""

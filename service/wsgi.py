@@ -1,0 +1,31 @@
+"""WSGI entry points: ``service.wsgi:app`` for any WSGI server, and gunicorn embedded for ``serve``."""
+from __future__ import annotations
+
+from gunicorn.app.base import BaseApplication
+
+
+class GunicornApp(BaseApplication):
+    """gunicorn with our app factory; each worker builds its own app (and Redis connections)."""
+
+    def __init__(self, options: dict):
+        self.options = options
+        super().__init__()
+
+    def load_config(self):
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        from . import create_app
+
+        return create_app()
+
+
+def __getattr__(name):
+    # ``gunicorn service.wsgi:app`` builds the app on first access, not at import.
+    if name == "app":
+        from . import create_app
+
+        globals()["app"] = create_app()
+        return globals()["app"]
+    raise AttributeError(name)
