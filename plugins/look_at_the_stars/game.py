@@ -1,0 +1,169 @@
+"""Look at the Stars as a gameroom game: setup, turn flow and outcome.
+
+All seats act at once on their own sheets (R2.2). A seat is active until it
+confirms the turn; when the last seat confirms, one ``turn_revealed`` event
+publishes every seat's drawings of the turn (H2) and the next card is
+revealed (``card_revealed``, ``"reveal": true``; its identity follows from
+the setup shuffle) -- or, after the 18th card, the game is scored.
+"""
+from __future__ import annotations
+
+from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
+
+from . import schemas, views
+from .content import CONTENT, TURNS
+from .fold import evolve as fold_event
+from .scoring import CATEGORIES, score_sheet
+from .sheet import Sheet, groups_of
+from .steps import TURNS_PER_PILE, decide_step, legal_steps, pile_of
+
+MAX_SEATS = len(CONTENT.sheets)
+# Per seat and turn: draw/skip + confirm. Each occurrence takes at most 3 steps
+# (select, use, second new star) and consumes 3 lines; at most one new line per
+# occurrence (Line power), so over a game 3 * uses <= 2 pre-drawn + 36 card lines
+# + uses, i.e. uses <= 19.
+MAX_STEPS = MAX_SEATS * (TURNS * 2 + 19 * 3)
+
+
+class LookAtTheStars(Game):
+    info = GameInfo(
+        slug="look-at-the-stars",
+        title="Look at the Stars",
+        min_players=1,
+        max_players=MAX_SEATS,
+        rules_version=1,
+        hidden_information=True,
+        max_steps=MAX_STEPS,
+        description="Flip-and-write: everyone draws the same night card on their own sky sheet, "
+                    "forming constellations of 3 to 8 lines around planets. 1 (solo variant) to 8 players.",
+        simultaneous=True,
+    )
+
+    # -- setup ----------------------------------------------------------------
+
+    def setup(self, num_seats, options, rng):
+        if not self.info.min_players <= num_seats <= self.info.max_players:
+            raise ValueError(f"Look at the Stars takes 1 to {MAX_SEATS} players")
+        sheets = rng.sample(range(MAX_SEATS), num_seats)                 # X1 / R1.1
+        deck = rng.shuffled(range(len(CONTENT.night_cards)))              # X2 / R1.3
+        choice = options["point_bonus_card"]                              # X3 / R1.4
+        if choice == "default":
+            point = CONTENT.default_point_bonus
+        elif choice == "random":
+            point = rng.randrange(len(CONTENT.point_bonus))
+        else:
+            point = [c.option_number for c in CONTENT.point_bonus].index(choice)
+        choice = options["power_bonus_card"]                              # X4 / R1.4
+        if choice == "default":
+            power = CONTENT.default_power_bonus
+        elif choice == "random_basic":
+            power = rng.choice(CONTENT.basic_powers)
+        elif choice == "random_all":
+            power = rng.randrange(len(CONTENT.power_bonus))
+        else:
+            power = [c.power for c in CONTENT.power_bonus].index(choice)
+        rules = {
+            "point_bonus": point,
+            "power_bonus": power,
+            "allow_mirror": options["allow_mirror"],
+            "counting": options["point_bonus_counting"],
+            "decline_all": options["decline_consumes_all_pending"],
+            "sun_blocks": options["sun_blocks_nova_and_aura"],
+            "live_score": options["live_score"],
+            "solo": num_seats == 1,
+        }
+        return [
+            {"type": "game_set_up", "num_seats": num_seats, "sheets": sheets, "deck": deck, "rules": rules},
+            {"type": "card_revealed", "turn": 1, "pile": 1, "card": deck[0], "reveal": True},
+        ]
+
+    def evolve(self, state, event):
+        return fold_event(state, event)
+
+    # -- turn flow ------------------------------------------------------------
+
+    def active_seats(self, state):
+        if state["result"] is not None:
+            return []
+        return [s for s, p in enumerate(state["players"]) if not p["confirmed"]]
+
+    def legal_moves(self, state, seat):
+        if state["result"] is not None or not isinstance(seat, int) or not 0 <= seat < state["n"]:
+            return []
+        if state["players"][seat]["confirmed"]:
+            return []
+        return legal_steps(state, seat)
+
+    def decide(self, state, seat, move, rng):
+        if state["result"] is not None:
+            raise IllegalMove("match-over", "The night is over.")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["n"]:
+            raise IllegalMove("no-such-seat", "There is no such seat.")
+        if not isinstance(move, dict):
+            raise IllegalMove("malformed-move", "A move is a JSON object.")
+        events = decide_step(state, seat, move)
+        if move["type"] == "confirm_turn" and all(
+                p["confirmed"] for s, p in enumerate(state["players"]) if s != seat):
+            events += self._end_turn(state)
+        return events
+
+    def _end_turn(self, state) -> list[dict]:
+        """R2.3: every seat has confirmed -- publish the turn, then reveal or score."""
+        turn = state["turn"]
+        events = [{"type": "turn_revealed", "turn": turn,
+                   "drawings": [list(p["log"]) for p in state["players"]]}]
+        if turn < TURNS:
+            events.append({"type": "card_revealed", "turn": turn + 1, "pile": pile_of(turn + 1),
+                           "card": state["deck"][turn], "reveal": True})
+        else:
+            events.append({"type": "game_ended", **self._final(state)})
+        return events
+
+    def _final(self, state) -> dict:
+        """R2.5 / R7.6: totals, breakdowns and the shared-rank winners."""
+        breakdowns = [score_sheet(p, state["rules"]) for p in state["players"]]
+        scores = [b.pop("total") for b in breakdowns]
+        best = max(scores)
+        winners = [] if state["rules"]["solo"] else [s for s, v in enumerate(scores) if v == best]
+        return {"scores": scores, "winners": winners, "breakdown": breakdowns}
+
+    def outcome(self, state):
+        return state["result"]
+
+    # -- views ----------------------------------------------------------------
+
+    def schemas(self):
+        return GameSchemas(options=schemas.Options, move=schemas.Move, view=schemas.View, event=schemas.Event)
+
+    def view(self, state, seat):
+        return views.view(state, seat)
+
+    def redact(self, event, seat):
+        return views.redact(event, seat)
+
+    def describe(self, event, seat, names):
+        return views.describe(event, seat, names)
+
+    def sample_state(self, view, seat, rng):
+        return views.sample_state(view, seat, rng)
+
+    # -- AI -------------------------------------------------------------------
+
+    def evaluate(self, state, seat):
+        """Score lead over the best rival, plus a little for lines that may still grow."""
+        if state["result"] is not None:
+            scores = state["result"]["scores"]
+        else:
+            scores = [score_sheet(p, state["rules"])["total"] for p in state["players"]]
+        rivals = [v for s, v in enumerate(scores) if s != seat]
+        lead = scores[seat] - (max(rivals) if rivals else 0)
+        if state["result"] is not None:
+            return float(lead)
+        player = state["players"][seat]
+        growing = sum(len(g) for g in groups_of(player["lines"]) if len(g) < 3)
+        room = len(Sheet(player, pile_of(state["turn"])).unused_stars())
+        progress = 0.3 * growing + 0.02 * room * (TURNS - state["turn"]) / TURNS
+        return float(lead) + progress
+
+
+__all__ = ["LookAtTheStars", "CATEGORIES", "TURNS_PER_PILE"]

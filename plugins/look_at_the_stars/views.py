@@ -1,0 +1,198 @@
+"""What each seat may see (LATS section 6), event redaction and state sampling.
+
+H1: sheets as of the last reveal, the bonus cards, revealed cards, pile and
+cards left, who has confirmed. H2: a seat's unconfirmed steps are shown only
+to that seat (its own sheet is live; other sheets are the public snapshot;
+its step events are redacted to ``step_taken`` for everyone else). H3: the
+deck order and the removed cards are never shown.
+"""
+from __future__ import annotations
+
+from .content import CONTENT, TURNS
+from .fold import TURN_RESET
+from .geometry import jkey, jpt, line_json, xy
+from .scoring import score_sheet
+from .sheet import new_player
+from .steps import TURNS_PER_PILE, pile_of
+
+#: Step events a seat makes during its turn; others only learn that it acted (H2).
+SEALED = {"card_placed", "shooting_star_placed", "card_skipped", "occurrence_selected",
+          "power_used", "power_declined"}
+
+
+def _pts(codes) -> list:
+    return [xy(p) for p in codes]
+
+
+def sheet_json(player: dict, own: bool) -> dict:
+    """A sheet as JSON; ``own`` adds the seat's turn bookkeeping (pending powers, its steps)."""
+    out = {
+        "sheet": player["sheet"],
+        "name": CONTENT.sheets[player["sheet"]].name,
+        "lines": [line_json(k) for k in player["lines"]],
+        "consumed": [line_json(k) for k in player["consumed"]],
+        "shooting_stars": [{"segments": [line_json(k) for k in star], "head": xy(head)}
+                           for star, head in zip(player["shooting"], player["heads"])],
+        "planets": _pts(player["planets"]),
+        "new_stars": _pts(player["new_stars"]),
+        "galaxies": _pts(player["galaxies"]),
+        "twinkling_stars": _pts(player["twinkles"]),
+        "novas": _pts(player["novas"]),
+        "auras": _pts(player["auras"]),
+        "moon": xy(player["moon"]) if player["moon"] is not None else None,
+        "black_hole": xy(player["black_hole"]) if player["black_hole"] is not None else None,
+    }
+    if own:
+        out.update(
+            drawn=player["drawn"],
+            pending=[[line_json(k) for k in o] for o in player["pending"]],
+            selected=[line_json(k) for k in player["selected"]] if player["selected"] is not None else None,
+            new_stars_left=player["stars_left"],
+            turn_steps=list(player["log"]),
+        )
+    return out
+
+
+def player_from_json(sheet: dict) -> dict:
+    """The inverse of :func:`sheet_json` (turn bookkeeping reset when absent)."""
+    player = new_player(sheet["sheet"])
+    player.update(
+        lines=[jkey(line) for line in sheet["lines"]],
+        consumed=[jkey(line) for line in sheet["consumed"]],
+        shooting=[[jkey(s) for s in star["segments"]] for star in sheet["shooting_stars"]],
+        heads=[jpt(star["head"]) for star in sheet["shooting_stars"]],
+        planets=[jpt(p) for p in sheet["planets"]],
+        new_stars=[jpt(p) for p in sheet["new_stars"]],
+        galaxies=[jpt(p) for p in sheet["galaxies"]],
+        twinkles=[jpt(p) for p in sheet["twinkling_stars"]],
+        novas=[jpt(p) for p in sheet["novas"]],
+        auras=[jpt(p) for p in sheet["auras"]],
+        moon=jpt(sheet["moon"]) if sheet["moon"] is not None else None,
+        black_hole=jpt(sheet["black_hole"]) if sheet["black_hole"] is not None else None,
+    )
+    if "drawn" in sheet:
+        player.update(
+            drawn=sheet["drawn"],
+            pending=[sorted(jkey(line) for line in o) for o in sheet["pending"]],
+            selected=sorted(jkey(line) for line in sheet["selected"]) if sheet["selected"] is not None else None,
+            stars_left=sheet["new_stars_left"],
+            log=list(sheet["turn_steps"]),
+        )
+    return player
+
+
+def rules_json(rules: dict) -> dict:
+    point = CONTENT.point_bonus[rules["point_bonus"]]
+    power = CONTENT.power_bonus[rules["power_bonus"]]
+    return {
+        "point_bonus": {"card": point.option_number, "index": point.index, "points": point.points,
+                        "name": point.name, "lines": [[list(a), list(b)] for a, b in point.shape]},
+        "power_bonus": {"index": power.index, "power": power.power, "level": power.level,
+                        "lines": [[list(a), list(b)] for a, b in power.shape]},
+        "options": dict(rules),
+    }
+
+
+def view(state: dict, seat) -> dict:
+    turn = state["turn"]
+    over = state["result"] is not None
+    own = seat if isinstance(seat, int) and 0 <= seat < state["n"] else None
+    sheets = [sheet_json(state["players"][s], True) if s == own else sheet_json(state["public"][s], False)
+              for s in range(state["n"])]
+    out = {
+        "num_seats": state["n"],
+        "seat": own,
+        "rules": rules_json(state["rules"]),
+        "turn": turn,
+        "pile": pile_of(turn),
+        "lowest_usable_row": CONTENT.lowest_row[pile_of(turn)],
+        "current_card": state["deck"][turn - 1],
+        "revealed_cards": state["deck"][:turn],
+        "cards_left_in_pile": TURNS_PER_PILE - ((turn - 1) % TURNS_PER_PILE) - 1,
+        "cards_left": TURNS - turn,
+        "confirmed": [p["confirmed"] for p in state["players"]],
+        "sheets": sheets,
+        "scores": None,
+        "outcome": state["result"],
+    }
+    if state["rules"]["live_score"] and not over:
+        # H4: computed from public sheets only, so everyone sees the same numbers.
+        out["scores"] = [score_sheet(p, state["rules"])["total"] for p in state["public"]]
+    elif over:
+        out["scores"] = list(state["result"]["scores"])
+    return out
+
+
+def redact(event: dict, seat) -> dict:
+    if event["type"] == "game_set_up":
+        return {k: v for k, v in event.items() if k != "deck"}  # H3
+    if event["type"] in SEALED and event.get("seat") != seat:
+        return {"type": "step_taken", "seat": event["seat"]}
+    return event
+
+
+def sample_state(view_data: dict, seat: int, rng) -> dict:
+    """A full state showing ``seat`` exactly ``view_data``; the unrevealed deck is shuffled at random."""
+    revealed = list(view_data["revealed_cards"])
+    unseen = [c for c in range(len(CONTENT.night_cards)) if c not in set(revealed)]
+    deck = revealed + rng.shuffled(unseen)
+    public, players = [], []
+    for s, sheet in enumerate(view_data["sheets"]):
+        player = player_from_json(sheet)
+        snapshot = {**player, **TURN_RESET}
+        public.append(snapshot)
+        if s != seat:
+            # Others' sealed steps are unknown: a confirmed seat is sampled as having skipped.
+            confirmed = view_data["confirmed"][s]
+            player = {**snapshot, "drawn": confirmed, "confirmed": confirmed}
+        else:
+            player["confirmed"] = view_data["confirmed"][s]
+        players.append(player)
+    return {"n": view_data["num_seats"], "rules": dict(view_data["rules"]["options"]), "deck": deck,
+            "turn": view_data["turn"], "players": players, "public": public,
+            "result": view_data["outcome"]}
+
+
+def describe(event: dict, seat, names) -> str:
+    kind = event["type"]
+    actor = event.get("seat")
+    who = names[actor] if isinstance(actor, int) and 0 <= actor < len(names) else "Someone"
+    if kind == "game_set_up":
+        return f"The night begins with {event['num_seats']} stargazer(s)."
+    if kind == "card_revealed":
+        card = CONTENT.night_cards[event["card"]]
+        what = "a shooting star" if card.kind == "shooting_star" else f"night card {card.id}"
+        return f"Card {event['turn']} of {TURNS} is {what} (pile {event['pile']})."
+    if kind == "step_taken":
+        return f"{who} is drawing."
+    if kind == "card_placed":
+        return f"{who} drew card {event['card']}: " + ", ".join(_line_text(line) for line in event["lines"]) + "."
+    if kind == "shooting_star_placed":
+        return f"{who} drew a shooting star of {event['length']} segment(s)."
+    if kind == "card_skipped":
+        return f"{who} skipped the card."
+    if kind == "occurrence_selected":
+        return f"{who} chose a Power Bonus shape to resolve."
+    if kind == "power_used":
+        if event.get("stop"):
+            return f"{who} placed no second new star."
+        target = _line_text(event["line"]) if "line" in event else _pt_text(event["point"])
+        return f"{who} used the {event['power'].replace('_', ' ')} power at {target}."
+    if kind == "power_declined":
+        return f"{who} declined a Power Bonus."
+    if kind == "turn_confirmed":
+        return f"{who} confirmed the turn."
+    if kind == "turn_revealed":
+        return f"Everyone's drawings of turn {event['turn']} are revealed."
+    if kind == "game_ended":
+        return "The night is over; scores: " + ", ".join(
+            f"{names[s] if s < len(names) else s} {v}" for s, v in enumerate(event["scores"])) + "."
+    return f"{who}: {kind.replace('_', ' ')}"
+
+
+def _pt_text(p) -> str:
+    return f"{p[0]},{p[1]}"
+
+
+def _line_text(line) -> str:
+    return f"{_pt_text(line[0])}-{_pt_text(line[1])}"
