@@ -5,6 +5,8 @@ import atexit
 import logging
 
 import redis
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
 from .api.docs import GameroomApi
 
@@ -24,6 +26,27 @@ API_VERSION = "1"
 
 def _component_prefix(slug: str) -> str:
     return "".join(part.capitalize() for part in slug.replace("_", "-").split("-"))
+
+
+def schema_name_resolver(registry: Registry):
+    """Name nested schemas of a game after the game (``StarsAreRightPool``), so that two
+    games' helper schemas with one class name never collide in the OpenAPI document."""
+    prefixes = {}
+    for installed in registry:
+        module = type(installed.game).__module__
+        root = module.rsplit(".", 1)[0] if module.startswith("plugins.") else module.split(".")[0]
+        prefixes[root] = _component_prefix(installed.slug)
+
+    def resolve(schema) -> str:
+        resolved = resolve_schema_cls(schema)
+        cls = resolved[0] if isinstance(resolved, list) else resolved
+        name = cls.__name__.removesuffix("Schema") or cls.__name__
+        for root, prefix in prefixes.items():
+            if cls.__module__ == root or cls.__module__.startswith(root + "."):
+                return name if name.startswith(prefix) else prefix + name
+        return name
+
+    return resolve
 
 
 def register_game_schemas(spec, registry: Registry) -> dict:
@@ -83,7 +106,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries)
     app.extensions["gameroom"] = matches
 
-    api = GameroomApi(app)
+    api = GameroomApi(app, spec_kwargs={
+        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.extensions["gameroom_schema_names"] = register_game_schemas(api.spec, registry)

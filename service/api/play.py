@@ -34,10 +34,12 @@ class State(MethodView):
         matches = _matches()
         seat = caller_seat(matches, match_id)
         loaded = matches.load(match_id, args.get("version"))
-        etag = f'"v{loaded.version}-s{"x" if seat is None else seat}"'
-        if etag in request.if_none_match:
-            return "", 304, {"ETag": etag}
-        return presenters.state(matches, loaded, seat), 200, {"ETag": etag}
+        # One ETag per (version, seat): seats see different views of one version.
+        tag = f"v{loaded.version}-s{'x' if seat is None else seat}"
+        headers = {"ETag": f'"{tag}"'}
+        if request.if_none_match.contains(tag):
+            return "", 304, headers
+        return presenters.state(matches, loaded, seat), 200, headers
 
 
 @blp.route("/<match_id>/legal-moves")

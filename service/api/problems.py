@@ -60,7 +60,7 @@ def _from_http(exc: HTTPException):
     elif status == 413:
         detail = "The request body is too large."
     response = problem(status, code, exc.name, detail, errors=messages)
-    for name, value in (getattr(exc, "data", None) or {}).get("headers", {}).items():
+    for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value
     return response
 

@@ -1,0 +1,25 @@
+"""pytest fixtures: a throwaway real redis-server, started the way the app starts its own.
+
+Load with ``pytest_plugins = ["service.testing.redis_server"]`` in a conftest.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ..eventstore.embedded import EmbeddedRedis
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real redis-server (AOF on) for the whole test session."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_client(redis_server):
+    """A client on the session's server, with an empty database."""
+    client = redis_server.client()
+    client.flushall()
+    yield client
+    client.close()

@@ -1,0 +1,88 @@
+"""Creating, listing and joining matches; games; probes."""
+
+
+def test_games_lists_installed_games_with_ai_levels(api):
+    games = {g["slug"]: g for g in api.get("/api/games").get_json()}
+    assert "nim" in games
+    assert games["nim"]["distribution"] == "gameroom-nim"
+    assert {"random", "greedy", "mcts"} <= set(games["nim"]["ai_levels"])
+    detail = api.get("/api/games/nim").get_json()
+    assert "piles" in detail["options_schema"]["properties"]
+    assert detail["schemas"]["move"] == "NimMove"
+
+
+def test_unknown_game_is_404(api, expect_problem):
+    expect_problem(api.get("/api/games/chess"), 404, "unknown-game")
+    expect_problem(api.post("/api/matches", {"game": "chess", "seats": [{"name": "a"}]}), 404, "unknown-game")
+
+
+def test_create_returns_location_summary_and_one_token_per_human_seat(api):
+    r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "random"}]})
+    assert r.status_code == 201
+    body = r.get_json()
+    match = body["match"]
+    assert r.headers["Location"].endswith(f"/api/matches/{match['id']}")
+    assert list(body["tokens"]) == ["0"]
+    assert len(body["tokens"]["0"]) >= 32  # 192 random bits, URL-safe
+    assert match["status"] == "active" and match["version"] == 1
+    assert api.get(r.headers["Location"]).get_json()["id"] == match["id"]
+
+
+def test_tokens_are_stored_only_hashed(api, redis_client):
+    match_id, tokens = api.create()
+    dump = b"".join(k + b"".join(redis_client.dump(k) or b"" for _ in [0]) for k in redis_client.keys("*"))
+    for token in tokens.values():
+        assert token.encode() not in dump
+
+
+def test_bad_requests_are_problems_and_create_nothing(api, expect_problem, redis_client):
+    before = redis_client.zcard("gameroom:matches")
+    expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "solo"}]}), 422, "bad-seat-count")
+    body = expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "a"}, {"name": "b", "ai": "god"}]}),
+                          422, "unknown-ai-level")
+    assert "seats" in body["errors"]
+    body = expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "a"}, {"name": "b"}],
+                                                    "options": {"piles": "lots"}}), 422, "bad-options")
+    assert "piles" in body["errors"]["options"]
+    body = expect_problem(api.post("/api/matches", {"seats": []}), 422, "validation-error")
+    assert "game" in body["errors"]
+    expect_problem(api.call("POST", "/api/matches", raw=b'{"game": "nim", '), 400, "malformed-json")
+    expect_problem(api.call("POST", "/api/matches", raw=b"x" * 70_000), 413, "body-too-large")
+    assert redis_client.zcard("gameroom:matches") == before
+
+
+def test_open_seats_wait_for_claims_then_the_match_starts(api, expect_problem):
+    match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["status"] == "waiting" and summary["seats"][1]["open"]
+    expect_problem(api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}), 409, "match-not-started")
+    assert api.legal(match_id, tokens[0]) == []
+    r = api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"})
+    assert r.status_code == 201
+    token1 = r.get_json()["token"]
+    assert r.get_json()["match"]["status"] == "active"
+    expect_problem(api.post(f"/api/matches/{match_id}/seats/1", {"name": "Cy"}), 409, "seat-taken")
+    expect_problem(api.post(f"/api/matches/{match_id}/seats/7", {"name": "Cy"}), 404, "no-such-seat")
+    active = api.state(match_id, token1)["active_seats"]
+    assert active and (api.legal(match_id, token1) if active == [1] else api.legal(match_id, tokens[0]))
+
+
+def test_lobby_filters_by_game_and_status(api):
+    waiting, _ = api.create(seats=[{"name": "Ana"}, None])
+    active, _ = api.create()
+    listed = api.get("/api/matches?game=nim&status=waiting").get_json()["matches"]
+    assert [m["id"] for m in listed] == [waiting]
+    listed = api.get("/api/matches?status=active").get_json()["matches"]
+    assert active in [m["id"] for m in listed] and waiting not in [m["id"] for m in listed]
+
+
+def test_probes(api):
+    assert api.get("/api/healthz").get_json() == {"status": "ok"}
+    ready = api.get("/api/readyz").get_json()
+    assert ready["status"] == "ready" and ready["games"] >= 1
+
+
+def test_unknown_match_is_404_everywhere(api, expect_problem):
+    for path in ["", "/state", "/legal-moves", "/events", "/stream"]:
+        expect_problem(api.get(f"/api/matches/nope{path}"), 404, "unknown-match")
+    expect_problem(api.post("/api/matches/nope/moves", {"move": {"type": "take"}}, token="x"), 404, "unknown-match")
