@@ -1,7 +1,11 @@
-"""Placeholder until the game's rules land: registers no game yet."""
+"""Tiny Stellar Empires (2014), a gameroom plugin. See README.md in this folder."""
 from service.plugin_api import hookimpl
+
+from .game import TinyStellarEmpires
+
+__all__ = ["TinyStellarEmpires"]
 
 
 @hookimpl
 def gameroom_games():
-    return []
+    return [TinyStellarEmpires()]

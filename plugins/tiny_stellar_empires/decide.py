@@ -1,0 +1,289 @@
+"""Validating one atomic step and turning it into events (``Game.decide``).
+
+Each handler checks its move against the rules, raising ``IllegalMove`` with
+a stable rule code, then emits events through a :class:`~.flow.Flow`.
+Messages never mention hidden cards.
+"""
+from __future__ import annotations
+
+from service.plugin_api import IllegalMove
+
+from .flow import CARD_TARGET, PLAYER_TARGET, Flow, after_look, after_payment, draw, finish_turn, resolve
+from .moves import active_seats, ability_targets
+from .rules import (ability, ambassador_targets, attack_opponents, attackable, deferred_sources,
+                    effective_cost, empire_plays, find, fits, turns_left)
+
+#: Which steps each phase accepts (deferred ``use_ability`` is checked apart).
+PHASE_STEPS = {
+    "exchange": {"exchange", "declare_stuck"},
+    "empire": {"play_empire", "skip_empire", "declare_stuck"},
+    "look": {"look_bottom"},
+    "pay": {"pay"},
+    "ability": {"use_ability", "decline_ability"},
+    "threat": {"threat_discard"},
+    "loss": {"loss_discard"},
+    "attack": {"attack", "end_attacks"},
+    "ambassador": {"ambassador", "end_turn"},
+}
+BETWEEN_STEPS = ("exchange", "empire", "attack", "ambassador")
+
+
+# -- shape checks -----------------------------------------------------------------------
+
+def _str(move, key):
+    value = move.get(key)
+    if not isinstance(value, str) or not value:
+        raise IllegalMove("malformed-move", f"'{key}' must be a non-empty string.")
+    return value
+
+
+def _int(move, key):
+    value = move.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalMove("malformed-move", f"'{key}' must be an integer.")
+    return value
+
+
+def _cards(move, key="cards"):
+    value = move.get(key)
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise IllegalMove("malformed-move", f"'{key}' must be a list of card ids.")
+    if len(set(value)) != len(value):
+        raise IllegalMove("duplicate-cards", "A card is listed twice.")
+    return value
+
+
+def _in_hand(state, seat, cards):
+    hand = state["hands"][seat]
+    if any(c not in hand for c in cards):
+        raise IllegalMove("not-in-hand", "That card is not in your hand.")
+
+
+def _player(state, move, seat):
+    p = _int(move, "player")
+    if not 0 <= p < state["n"]:
+        raise IllegalMove("no-such-player", "There is no such player.")
+    if p == seat:
+        raise IllegalMove("target-self", "Choose another player.")
+    return p
+
+
+# -- steps ---------------------------------------------------------------------------------
+
+def _exchange(flow, seat, move):
+    cards = _cards(move)
+    if len(cards) > flow.state["set"]["rules"]["exchange_max"]:
+        raise IllegalMove("exchange-too-many", "Exchange at most 2 cards (TSE-T15).")
+    _in_hand(flow.state, seat, cards)
+    flow.emit({"type": "exchanged", "seat": seat, "cards": cards})
+    if not draw(flow, seat, len(cards), "exchange", look=True, then="empire"):
+        flow.phase("empire")
+
+
+def _declare_stuck(flow, seat, move):
+    state = flow.state
+    if empire_plays(state, seat):
+        raise IllegalMove("not-stuck", "You can still play an empire card (TSE-T26).")
+    flow.emit({"type": "stuck", "seat": seat, "cards": list(state["hands"][seat]), "reveal": True})
+    if state["opts"]["stuck_redraw"] == "immediate":
+        if draw(flow, seat, state["set"]["rules"]["hand_size"], "stuck", look=True, then="end_stuck"):
+            return
+    finish_turn(flow)
+
+
+def _look_bottom(flow, seat, move):
+    pending = flow.state["pending"]
+    cards = _cards(move)
+    if any(c not in pending["drawn"] for c in cards):
+        raise IllegalMove("not-drawn", "Choose among the cards you just drew (TSE-T35).")
+    if len(cards) != pending["count"]:
+        raise IllegalMove("look-wrong-count", f"Put exactly {pending['count']} card(s) on the bottom.")
+    flow.emit({"type": "looked", "seat": seat, "cards": cards})
+    after_look(flow, pending["then"])
+
+
+def _play_empire(flow, seat, move):
+    state = flow.state
+    cid, orientation = _str(move, "card"), _str(move, "orientation")
+    if orientation not in ("A", "B"):
+        raise IllegalMove("bad-orientation", "Orientation is 'A' or 'B'.")
+    _in_hand(state, seat, [cid])
+    if cid not in state["set"]["empire"]:
+        raise IllegalMove("not-an-empire-card", "Only empire cards go into the row (TSE-T16).")
+    if not fits(state, state["rows"][seat], cid, orientation):
+        raise IllegalMove("route-mismatch", "The trade routes do not match the last card (TSE-T10).")
+    cost = effective_cost(state, seat, cid)
+    if len(state["hands"][seat]) - 1 < cost:
+        raise IllegalMove("cannot-afford", f"This card costs {cost} cards (TSE-T17, T18).")
+    flow.emit({"type": "played", "seat": seat, "card": cid, "orientation": orientation, "cost": cost})
+
+
+def _skip_empire(flow, seat, move):
+    state = flow.state
+    if state["opts"]["empire_play_mandatory"] and empire_plays(state, seat):
+        raise IllegalMove("empire-play-mandatory", "You must play an empire card (option).")
+    flow.phase("attack")
+
+
+def _pay(flow, seat, move):
+    cid = _str(move, "card")
+    _in_hand(flow.state, seat, [cid])
+    flow.emit({"type": "paid", "seat": seat, "card": cid})
+    if flow.state["pending"]["due"] <= 0:
+        after_payment(flow)
+
+
+def _use_ability(flow, seat, move):
+    state = flow.state
+    source = _str(move, "source")
+    if state["phase"] == "ability":
+        if source != state["pending"]["source"]:
+            raise IllegalMove("ability-not-available", "Resolve the ability of the card just played.")
+        ret = state["pending"]["return"]
+    elif source in deferred_sources(state, seat):
+        ret = state["phase"]
+    else:
+        raise IllegalMove("ability-not-available", "That card has no one-shot ability to use now.")
+    row = state["rows"][seat]
+    kind = ability(state, row[find(row, source)])
+    player = card = None
+    if kind in PLAYER_TARGET:
+        player = _player(state, move, seat)
+    elif kind in CARD_TARGET:
+        card = _str(move, "card")
+        if {"card": card} not in ability_targets(state, seat, kind):
+            raise IllegalMove("bad-target", "That card cannot be chosen for this ability.")
+    resolve(flow, seat, source, kind, player, card, ret)
+
+
+def _decline_ability(flow, seat, move):
+    source = _str(move, "source")
+    pending = flow.state["pending"]
+    if source != pending["source"]:
+        raise IllegalMove("ability-not-available", "Only the card just played can be declined.")
+    flow.emit({"type": "ability_declined", "seat": seat, "source": source})
+    flow.phase(pending["return"])
+
+
+def _threat_discard(flow, seat, move):
+    pending = flow.state["pending"]
+    cards = _cards(move)
+    _in_hand(flow.state, seat, cards)
+    if len(cards) != pending["count"]:
+        raise IllegalMove("threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40).")
+    flow.emit({"type": "discarded", "seat": seat, "cards": cards, "reason": "threat",
+               "by": pending["by"]})
+    draw(flow, seat, len(cards), "threat")
+    flow.phase(pending["return"])
+
+
+def _loss_discard(flow, seat, move):
+    pending = flow.state["pending"]
+    cid = _str(move, "card")
+    if cid not in pending["cards"]:
+        raise IllegalMove("not-received", "Discard one of the cards you received (TSE-T44).")
+    flow.emit({"type": "discarded", "seat": seat, "cards": [cid], "reason": "loss"})
+    rest = [c for c in pending["cards"] if c != cid]
+    if rest:
+        flow.emit({"type": "loss_returned", "seat": seat, "to": pending["from"], "cards": rest})
+    draw(flow, pending["from"], 1, "loss")
+    flow.phase(pending["return"])
+
+
+def _attack(flow, seat, move):
+    state = flow.state
+    red, target, mode = _str(move, "card"), _str(move, "target"), _str(move, "mode")
+    player = _player(state, move, seat)
+    _in_hand(state, seat, [red])
+    if red not in state["set"]["attack"]:
+        raise IllegalMove("not-a-red-card", "Attack with a Raid/Invasion card (TSE-T20).")
+    if mode not in ("raid", "invasion"):
+        raise IllegalMove("bad-mode", "The mode is 'raid' or 'invasion'.")
+    if player in state["attacked"]:
+        raise IllegalMove("already-attacked", "You attacked that player this turn (TSE-T20).")
+    if turns_left(state, player) <= 0:
+        raise IllegalMove("player-finished", "That player has finished their turns (TSE-T28).")
+    if player not in attack_opponents(state, seat):
+        raise IllegalMove("attack-limit", "No more attacks this turn (option max_attacks_per_turn).")
+    row = state["rows"][player]
+    i = find(row, target)
+    if i < 0:
+        raise IllegalMove("target-not-in-row", "That card is not in that player's row.")
+    if target not in attackable(state, player):
+        entry = row[i]
+        code = ("target-attacked" if entry["atk"] else "target-has-ambassador" if entry["amb"]
+                else "target-protected")
+        raise IllegalMove(code, "That card cannot be attacked (TSE-T20, T24, T34).")
+    extra = state["set"]["attack"][red]
+    if len(state["hands"][seat]) - 1 < extra:
+        raise IllegalMove("cannot-afford", "An attack costs 1 extra discard (TSE-T20).")
+    flow.emit({"type": "attacked", "seat": seat, "card": red, "player": player, "target": target,
+               "mode": mode, "cost": extra})
+    if extra == 0:
+        after_payment(flow)
+
+
+def _ambassador(flow, seat, move):
+    state = flow.state
+    green, target, end = _str(move, "card"), _str(move, "target"), _int(move, "end")
+    _in_hand(state, seat, [green])
+    if green not in state["set"]["ambassador"]:
+        raise IllegalMove("not-an-ambassador", "Play an Ambassador card (TSE-T22).")
+    if end not in (0, 1):
+        raise IllegalMove("bad-end", "Choose end 0 or 1 (TSE-T23).")
+    row = state["rows"][seat]
+    i = find(row, target)
+    if i < 0:
+        raise IllegalMove("not-your-card", "Ambassadors go on your own empire cards (TSE-T22).")
+    if target not in ambassador_targets(state, seat):
+        code = "target-has-ambassador" if row[i]["amb"] else "target-not-attacked"
+        raise IllegalMove(code, "That card cannot take an ambassador (TSE-T22, T24).")
+    cost = state["ambs"]
+    if len(state["hands"][seat]) - 1 < cost:
+        raise IllegalMove("cannot-afford", f"This ambassador costs {cost} extra discards (TSE-T22).")
+    removed = row[i]["atk"]["id"] if row[i]["atk"] else None
+    flow.emit({"type": "ambassador_placed", "seat": seat, "card": green, "target": target,
+               "end": end, "removed": removed, "cost": cost})
+    if cost == 0:
+        after_payment(flow)
+
+
+def _end_attacks(flow, seat, move):
+    flow.phase("ambassador")
+
+
+def _end_turn(flow, seat, move):
+    state = flow.state
+    missing = max(0, state["set"]["rules"]["hand_size"] - len(state["hands"][seat]))
+    if not draw(flow, seat, missing, "refill", look=True, then="end"):
+        finish_turn(flow)
+
+
+HANDLERS = {
+    "exchange": _exchange, "declare_stuck": _declare_stuck, "look_bottom": _look_bottom,
+    "play_empire": _play_empire, "skip_empire": _skip_empire, "pay": _pay,
+    "use_ability": _use_ability, "decline_ability": _decline_ability,
+    "threat_discard": _threat_discard, "loss_discard": _loss_discard, "attack": _attack,
+    "ambassador": _ambassador, "end_attacks": _end_attacks, "end_turn": _end_turn,
+}
+
+
+def decide(state, seat, move, rng):
+    """Validate ``move`` by ``seat`` and return its events."""
+    if not isinstance(move, dict):
+        raise IllegalMove("malformed-move", "A move is a JSON object.")
+    kind = move.get("type")
+    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise IllegalMove("unknown-move", "Unknown step type.")
+    if state["over"]:
+        raise IllegalMove("match-over", "The match is over.")
+    if seat not in active_seats(state):
+        raise IllegalMove("not-your-turn", "It is not your decision.")
+    phase = state["phase"]
+    deferred = kind == "use_ability" and phase in BETWEEN_STEPS and deferred_sources(state, seat)
+    if kind not in PHASE_STEPS.get(phase, ()) and not deferred:
+        raise IllegalMove("wrong-step", f"'{kind}' is not possible in the {phase} step.")
+    flow = Flow(state, rng)
+    handler(flow, seat, move)
+    return flow.events

@@ -1,0 +1,107 @@
+"""Tiny Stellar Empires as a gameroom :class:`~service.plugin_api.Game`.
+
+The rules live in small modules: :mod:`.content` (card data), :mod:`.rules`
+(predicates), :mod:`.moves` (legal steps), :mod:`.decide` and :mod:`.flow`
+(events), :mod:`.evolve` (folding), :mod:`.scoring` and :mod:`.views`.
+"""
+from __future__ import annotations
+
+from service.plugin_api import Game, GameInfo, GameSchemas
+
+from . import decide as _decide
+from . import moves as _moves
+from . import views as _views
+from .content import load_card_set
+from .evolve import evolve
+from .flow import Flow, draw
+from .schemas import Event, Move, Options, View
+from .scoring import result
+
+RULE_OPTIONS = ("empire_play_mandatory", "max_attacks_per_turn", "ambassador_targets",
+                "one_shot_timing", "trade_count", "discard_pile_public", "stuck_redraw",
+                "tie_breaker", "card_set")
+
+
+class TinyStellarEmpires(Game):
+    info = GameInfo(
+        slug="tiny-stellar-empires",
+        title="Tiny Stellar Empires",
+        min_players=2,
+        max_players=4,
+        rules_version=1,
+        hidden_information=True,
+        # 24 turns at most (4 x 6), each well under 100 steps: exchange, look,
+        # play, <= 7 payments, ability + reply, 3 attacks + 3 payments,
+        # 3 ambassadors + 3 payments, deferred one-shots (<= 6 x 3), refill look.
+        max_steps=2400,
+        description="Build a row of empire cards whose trade routes match; raid, invade "
+                    "and send ambassadors; score cards, abilities, symbol majorities and "
+                    "a secret homeworld mission. (Card list reconstructed.)",
+        simultaneous=False,
+    )
+
+    def schemas(self):
+        return GameSchemas(options=Options, move=Move, view=View, event=Event)
+
+    # -- rules ---------------------------------------------------------------------------
+
+    def setup(self, num_seats, options, rng):
+        """TSE-T1..T5, X1..X3: homeworlds, the 50-card deck, 5 cards each, a start player."""
+        cards = load_card_set(options["card_set"])
+        opts = {k: options[k] for k in RULE_OPTIONS}
+        start = rng.randrange(num_seats)
+        homes = rng.shuffled(list(cards["homeworld"]))
+        deck = rng.shuffled([*cards["empire"], *cards["attack"], *cards["ambassador"]])
+        flow = Flow(None, rng)
+        flow.emit({"type": "started", "set": cards, "options": opts, "num_seats": num_seats,
+                   "start": start})
+        flow.emit({"type": "homeworlds_dealt", "homeworlds": homes[:num_seats],
+                   "removed": homes[num_seats:]})
+        flow.emit({"type": "deck_formed", "source": "setup", "deck": deck})
+        for seat in range(num_seats):
+            draw(flow, seat, cards["rules"]["hand_size"], "deal")
+        flow.emit({"type": "turn_started", "seat": start})
+        return flow.events
+
+    def evolve(self, state, event):
+        return evolve(state, event)
+
+    def active_seats(self, state):
+        return _moves.active_seats(state)
+
+    def legal_moves(self, state, seat):
+        return _moves.legal_moves(state, seat)
+
+    def decide(self, state, seat, move, rng):
+        return _decide.decide(state, seat, move, rng)
+
+    def outcome(self, state):
+        return result(state) if state["over"] else None
+
+    # -- information ---------------------------------------------------------------------
+
+    def view(self, state, seat):
+        return _views.view(state, seat)
+
+    def redact(self, event, seat):
+        return _views.redact(event, seat)
+
+    def sample_state(self, view, seat, rng):
+        return _views.sample_state(view, seat, rng)
+
+    def describe(self, event, seat, names):
+        from .describe import describe
+        return describe(event, seat, names)
+
+    # -- AI --------------------------------------------------------------------------------
+
+    def evaluate(self, state, seat):
+        """Score lead over the best opponent (as if the game ended now), plus a
+        little for cards in hand and turns still to play."""
+        from .scoring import breakdown
+        if state["over"]:
+            scores = result(state)["scores"]
+        else:
+            scores = [sum(p.values()) for p in breakdown(state)]
+        best_other = max(s for p, s in enumerate(scores) if p != seat)
+        return scores[seat] - best_other + 0.25 * len(state["hands"][seat])

@@ -1,0 +1,130 @@
+"""marshmallow schemas: match options, moves, views and events."""
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates
+
+from .content import DEFAULT_CARD_SET, CardSetError, load_card_set
+
+MOVE_TYPES = ["exchange", "declare_stuck", "look_bottom", "play_empire", "skip_empire", "pay",
+              "use_ability", "decline_ability", "threat_discard", "loss_discard", "attack",
+              "ambassador", "end_attacks", "end_turn"]
+EVENT_TYPES = ["started", "homeworlds_dealt", "deck_formed", "drew", "turn_started", "phase",
+               "exchanged", "looked", "stuck", "played", "paid", "ability_used", "ability_declined",
+               "took", "discarded", "thrived", "info_taken", "bullied", "loss_handed",
+               "loss_returned", "attacked", "ambassador_placed", "turn_ended", "game_over"]
+PHASES = ["exchange", "look", "empire", "pay", "ability", "threat", "loss", "attack",
+          "ambassador", "over"]
+
+
+class Options(Schema):
+    """Spec section 11, with the defaults of the spec."""
+
+    card_set = fields.String(load_default=DEFAULT_CARD_SET)
+    empire_play_mandatory = fields.Boolean(load_default=False)
+    max_attacks_per_turn = fields.Raw(load_default="one_per_opponent",
+                                      validate=validate.OneOf(["one_per_opponent", "1", 1]))
+    ambassador_targets = fields.String(load_default="attacked_own_card",
+                                       validate=validate.OneOf(["attacked_own_card", "any_own_card"]))
+    one_shot_timing = fields.String(load_default="on_play",
+                                    validate=validate.OneOf(["on_play", "any_own_turn"]))
+    trade_count = fields.String(load_default="connections",
+                                validate=validate.OneOf(["connections", "own_edges"]))
+    discard_pile_public = fields.Boolean(load_default=True)
+    stuck_redraw = fields.String(load_default="next_turn_start",
+                                 validate=validate.OneOf(["next_turn_start", "immediate"]))
+    tie_breaker = fields.String(load_default="shared_victory",
+                                validate=validate.OneOf(["shared_victory", "empire_points"]))
+
+    @validates("card_set")
+    def _card_set_loads(self, value, **_):
+        # Load now, so that a bad card file refuses the match instead of crashing setup.
+        try:
+            load_card_set(value)
+        except CardSetError as exc:
+            raise ValidationError(str(exc)) from None
+
+    @post_load
+    def _normalise(self, data, **_):
+        data["max_attacks_per_turn"] = str(data["max_attacks_per_turn"])
+        return data
+
+
+class Move(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(MOVE_TYPES))
+    card = fields.String()
+    cards = fields.List(fields.String())
+    orientation = fields.String(validate=validate.OneOf(["A", "B"]))
+    player = fields.Integer(strict=True)
+    target = fields.String()
+    mode = fields.String(validate=validate.OneOf(["raid", "invasion"]))
+    end = fields.Integer(strict=True, validate=validate.OneOf([0, 1]))
+    source = fields.String()
+
+
+class Event(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
+    seat = fields.Integer(allow_none=True)
+    reveal = fields.Boolean()
+    card = fields.String(allow_none=True)
+    cards = fields.List(fields.String(), allow_none=True)
+    count = fields.Integer()
+    reason = fields.String()
+    source = fields.String()
+    ability = fields.String()
+    player = fields.Integer()
+    target = fields.String()
+    owner = fields.Integer()
+    mode = fields.String()
+    end = fields.Integer()
+    cost = fields.Integer()
+    removed = fields.Raw(allow_none=True)
+    removed_count = fields.Integer()
+    by = fields.Integer()
+    to = fields.Integer()
+    public = fields.Boolean()
+    orientation = fields.String()
+    phase = fields.String(validate=validate.OneOf(PHASES))
+    pending = fields.Dict(allow_none=True)
+    deck = fields.List(fields.String(), allow_none=True)
+    size = fields.Integer()
+    homeworlds = fields.List(fields.String(allow_none=True))
+    set = fields.Dict()
+    options = fields.Dict()
+    num_seats = fields.Integer()
+    start = fields.Integer()
+    # "from" is a Python keyword
+    from_ = fields.Integer(data_key="from")
+
+
+class View(Schema):
+    set = fields.Dict(required=True)
+    options = fields.Dict(required=True)
+    num_seats = fields.Integer(required=True)
+    turns_per_player = fields.Integer(required=True)
+    start = fields.Integer(required=True)
+    current = fields.Integer(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    pending = fields.Dict(allow_none=True, required=True)
+    active = fields.List(fields.Integer(), required=True)
+    seat = fields.Integer(allow_none=True, required=True)
+    hand = fields.List(fields.String(), allow_none=True, required=True)
+    homeworld = fields.String(allow_none=True, required=True)
+    homeworlds = fields.List(fields.String(allow_none=True), allow_none=True, required=True)
+    hand_sizes = fields.List(fields.Integer(), required=True)
+    deck_size = fields.Integer(required=True)
+    discard = fields.List(fields.String(), allow_none=True, required=True)
+    discard_top = fields.String(allow_none=True, required=True)
+    discard_size = fields.Integer(required=True)
+    rows = fields.List(fields.List(fields.Dict()), required=True)
+    tucked = fields.List(fields.List(fields.String()), required=True)
+    out = fields.List(fields.String(), required=True)
+    turns = fields.List(fields.Integer(), required=True)
+    reds_played = fields.List(fields.Integer(), required=True)
+    bully = fields.List(fields.Integer(), required=True)
+    stuck_owed = fields.List(fields.Boolean(), required=True)
+    attacked = fields.List(fields.Integer(), required=True)
+    ambassadors_this_turn = fields.Integer(required=True)
+    known = fields.List(fields.List(fields.Raw()), required=True)
+    deck_bottom_mine = fields.List(fields.String(), required=True)
+    over = fields.Boolean(required=True)
+    outcome = fields.Dict(allow_none=True, required=True)
