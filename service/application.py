@@ -21,9 +21,7 @@ from .core.matches import (
     FINISHED, MatchRecord, Seat, new_match_id, new_token, redact_entry, status_of,
 )
 from .core.rng import new_seed
-from .errors import (
-    BadRequest, Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict,
-)
+from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
 from .registry import Registry
@@ -172,10 +170,6 @@ class Matches:
             self._cache.put(match_id, folded)
         return Loaded(record, folded)
 
-    def history(self, match_id: str, viewer: int | None, after: int = 0, limit: int = 100) -> list[dict]:
-        loaded = self.load(match_id)
-        return self.redact(loaded, self.store.read_page(match_id, after, limit), viewer)
-
     def redact(self, loaded: Loaded, entries: list[dict], viewer: int | None) -> list[dict]:
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
@@ -260,5 +254,3 @@ class Matches:
             except Exception:  # an observer must not undo an accepted move
                 log.exception("after-append callback %r failed for match %s", callback, record.id)
 
-
-__all__ = ["Matches", "Loaded", "MoveResult", "BadRequest"]

@@ -93,6 +93,13 @@ def _plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
+def _register(pm: pluggy.PluginManager, module, name: str, dist: str) -> None:
+    try:
+        pm.register(module, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"Plugin '{name}' (distribution {dist}) has an invalid hook: {exc}") from exc
+
+
 def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry:
     """Discover, register and validate every game plugin.
 
@@ -111,15 +118,18 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
             version = ep.dist.version if ep.dist else "?"
             if pm.is_registered(module):
                 continue
-            pm.register(module, name=ep.name)
+            _register(pm, module, ep.name, dist)
             sources[ep.name] = (dist, version)
     for name, module in extra_plugins:
-        pm.register(module, name=name)
+        _register(pm, module, name, "(local)")
         sources[name] = ("(local)", "-")
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"Plugin '{exc.plugin_name}' implements an unknown hook: {exc}") from exc
+        name = pm.get_name(exc.plugin) or repr(exc.plugin)
+        dist = sources.get(name, ("?",))[0]
+        raise PluginError(f"Plugin '{name}' (distribution {dist}) implements an unknown hook: {exc} "
+                          f"(known hooks: {', '.join(sorted(pm.hook.__dict__))})") from exc
 
     games: dict[str, InstalledGame] = {}
     for plugin_name, plugin in pm.list_name_plugin():

@@ -1,0 +1,110 @@
+"""`gameroom serve` as a user runs it: a real process, embedded Redis, AI worker, Ctrl-C."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _http(method, url, body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.status, json.loads(r.read())
+
+
+class Server:
+    def __init__(self, cwd):
+        self.cwd = cwd
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        self.log = open(self.cwd / "serve.log", "ab")
+        # A new session, so that killpg below is what Ctrl-C in a terminal does.
+        self.proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
+                                     cwd=self.cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if _http("GET", self.base + "/api/readyz")[0] == 200:
+                    return self
+            except OSError:
+                time.sleep(0.2)
+            assert self.proc.poll() is None, (self.cwd / "serve.log").read_text()
+        raise AssertionError("server did not become ready:\n" + (self.cwd / "serve.log").read_text())
+
+    def ctrl_c(self):
+        os.killpg(self.proc.pid, signal.SIGINT)
+        code = self.proc.wait(60)
+        self.log.close()
+        return code
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
+    server = Server(tmp_path).start()
+    try:
+        status, games = _http("GET", server.base + "/api/games")
+        assert status == 200 and "nim" in [g["slug"] for g in games]
+        # One human against the AI worker: the bot answers every human move by itself.
+        _, created = _http("POST", server.base + "/api/matches",
+                           {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "greedy"}], "seed": "x"})
+        match_id, token = created["match"]["id"], created["tokens"]["0"]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            _, summary = _http("GET", f"{server.base}/api/matches/{match_id}")
+            if summary["status"] == "finished":
+                break
+            if summary["active_seats"] == [0]:
+                _, legal = _http("GET", f"{server.base}/api/matches/{match_id}/legal-moves", token=token)
+                _http("POST", f"{server.base}/api/matches/{match_id}/moves", {"move": legal["moves"][0]}, token=token)
+            else:
+                time.sleep(0.05)
+        assert summary["status"] == "finished", summary
+        _, history = _http("GET", f"{server.base}/api/matches/{match_id}/events?limit=500")
+        assert any(e["seat"] == 1 and e["kind"] == "move" for e in history["entries"]), "the AI never moved"
+        redis_pid = int((tmp_path / "var" / "redis.pid").read_text())
+        assert _alive(redis_pid)
+    finally:
+        code = server.ctrl_c()
+    assert code == 0, (tmp_path / "serve.log").read_text()
+    deadline = time.monotonic() + 10
+    while _alive(redis_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(redis_pid), "redis-server was left behind"
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert leftovers == []
+
+    again = Server(tmp_path).start()
+    try:
+        _, summary = _http("GET", f"{again.base}/api/matches/{match_id}")
+        assert summary["status"] == "finished" and summary["version"] == history["version"]
+    finally:
+        assert again.ctrl_c() == 0

@@ -1,0 +1,74 @@
+"""Plugin discovery through entry points, and start-up failures that name the culprit."""
+import types
+from importlib.metadata import distribution
+
+import pytest
+
+from service.errors import PluginError
+from service.plugin_api import Game, GameInfo, hookimpl
+from service.registry import ENTRY_POINT_GROUP, build_registry
+
+
+def _module(name, games=None, **hooks):
+    mod = types.ModuleType(name)
+    if games is not None:
+        mod.gameroom_games = hookimpl(lambda: games)
+    for hook_name, fn in hooks.items():
+        setattr(mod, hook_name, hookimpl(fn))
+    return mod
+
+
+def test_the_separately_installed_example_is_discovered_through_its_entry_point():
+    dist = distribution("gameroom-nim")
+    assert any(ep.group == ENTRY_POINT_GROUP and ep.name == "nim" for ep in dist.entry_points)
+    installed = build_registry().installed("nim")
+    assert (installed.distribution, installed.version) == ("gameroom-nim", dist.version)
+    assert type(installed.game).__module__ == "gameroom_nim"
+
+
+def test_duplicate_slug_fails_naming_both_plugins():
+    nim = build_registry().get("nim")
+    with pytest.raises(PluginError, match="Duplicate game slug 'nim'.*plugin 'nim'"):
+        build_registry(extra_plugins=[("copycat", _module("copycat", [type(nim)()]))])
+
+
+def test_missing_required_function_fails_naming_it():
+    class Half(Game):
+        info = GameInfo(slug="half", title="Half", min_players=1, max_players=2)
+
+        def setup(self, num_seats, options, rng):
+            return []
+
+    with pytest.raises(PluginError, match="'half' does not implement required function\\(s\\): evolve, active_seats"):
+        build_registry(extra_plugins=[("half", _module("half", [Half()]))], load_entry_points=False)
+
+
+def test_misspelt_hook_fails_at_start_up():
+    bad = _module("typo", None, gameroom_game=lambda: [])
+    with pytest.raises(PluginError, match="typo.*unknown hook"):
+        build_registry(extra_plugins=[("typo", bad)], load_entry_points=False)
+
+
+def test_something_that_is_not_a_game_is_refused():
+    with pytest.raises(PluginError, match="not a service.plugin_api.Game"):
+        build_registry(extra_plugins=[("junk", _module("junk", [object()]))], load_entry_points=False)
+
+
+def test_ai_policies_hook_collects_levels_from_add_on_plugins():
+    def chaos(game, view, seat, legal, rng, **_):
+        return legal[-1]
+
+    addon = _module("addon", None, gameroom_ai_policies=lambda game: {"chaos": chaos})
+    registry = build_registry(extra_plugins=[("addon", addon)])
+    assert registry.ai_policies(registry.get("nim"))["chaos"] is chaos
+
+
+def test_games_command_lists_distribution_and_version():
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    result = CliRunner().invoke(main, ["games"])
+    assert result.exit_code == 0
+    line = next(l for l in result.output.splitlines() if l.startswith("nim "))
+    assert "gameroom-nim" in line and distribution("gameroom-nim").version in line
