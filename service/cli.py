@@ -88,7 +88,9 @@ def serve(config: Config, host, port, workers, threads, ai_workers):
             click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
             GunicornApp({"bind": f"{host}:{port}", "workers": workers, "threads": threads,
                          "worker_class": "gthread", "timeout": 60, "graceful_timeout": 5,
-                         "accesslog": "-", "loglevel": config.log_level.lower()}).run()
+                         "accesslog": "-", "loglevel": config.log_level.lower(),
+                         # the path without its query string: ?token= must never reach a log
+                         "access_log_format": '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'}).run()
         except SystemExit:
             if os.getpid() != parent:
                 raise  # a gunicorn worker exiting: the arbiter cleans up, not us
