@@ -70,7 +70,9 @@ class SeatTokenSchema(Schema):
 
 
 class StateArgsSchema(Schema):
-    version = fields.Integer(validate=validate.Range(1))
+    version = fields.Integer(validate=validate.Range(1), metadata={"description": "a past version (time travel)"})
+    seat = fields.Integer(validate=validate.Range(0), metadata={
+        "description": "view as this seat: your own, or any seat once the match is over (all is public then)"})
 
 
 class StateSchema(Schema):

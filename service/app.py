@@ -14,6 +14,7 @@ from . import api as api_package
 from .api import problems
 from .application import Matches
 from .config import Config
+from .history import History
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
 from .registry import Registry, build_registry
@@ -105,6 +106,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     matches = Matches(EventStore(client), MatchRecords(client), registry,
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries)
     app.extensions["gameroom"] = matches
+    app.extensions["gameroom_history"] = History(matches)
 
     api = GameroomApi(app, spec_kwargs={
         "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})

@@ -149,7 +149,11 @@ class Matches:
         return self.registry.get(record.game)
 
     def load(self, match_id: str, version: int | None = None) -> Loaded:
-        """The match folded to ``version`` (default: its latest)."""
+        """The match folded to ``version`` (default: its latest).
+
+        Starts from the in-process cache or the nearest snapshot at or before
+        ``version``, so loading costs about the same at any history length.
+        """
         record = self.record(match_id)
         game = self.game(record)
         if version is not None:
@@ -160,9 +164,8 @@ class Matches:
         if start is not None and version is not None and start.version > version:
             start = None
         if start is None:
-            snap = self.store.load_snapshot(match_id)
-            if snap and snap["rules_version"] == game.info.rules_version and (
-                    version is None or snap["version"] <= version):
+            snap = self.store.load_snapshot(match_id, version)
+            if snap and snap.get("code_rules_version") == game.info.rules_version:
                 start = Folded.from_snapshot(snap)
         after = start.version if start else 0
         folded = decider.fold(game, self.store.read(match_id, after, version), start)
@@ -203,6 +206,8 @@ class Matches:
         for _ in range(self.append_retries):
             loaded = self.load(match_id)
             record, folded = loaded.record, loaded.folded
+            if record.read_only:
+                raise Conflict("This match is a read-only import.", code="read-only")
             if not record.full:
                 raise Conflict("The match has open seats and has not started.", code="match-not-started")
             if seat is None or not 0 <= seat < record.num_seats:
@@ -227,6 +232,17 @@ class Matches:
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
 
+    def append(self, loaded: Loaded, entry: dict) -> Loaded:
+        """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved."""
+        game = self.game(loaded.record)
+        entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
+        result = self.store.append(loaded.record.id, entry, loaded.version)
+        entry["version"] = result.version
+        new = Loaded(loaded.record, decider.apply_entry(game, loaded.folded, entry))
+        self._cache.put(loaded.record.id, new.folded)
+        self._after(new, entry)
+        return new
+
     def _check_not_stale(self, loaded: Loaded, seat: int, expected: int) -> None:
         current = loaded.folded.version
         if expected > current or expected < 1:
@@ -245,7 +261,8 @@ class Matches:
         game = self.game(record)
         self.records.set_progress(record.id, status_of(record, game, folded.state), folded.version)
         if self.snapshot_every and folded.version % self.snapshot_every == 0:
-            self.store.save_snapshot(record.id, folded.to_snapshot())
+            snapshot = folded.to_snapshot() | {"code_rules_version": game.info.rules_version}
+            self.store.save_snapshot(record.id, folded.version, snapshot)
         for callback in self.after_append:
             try:
                 callback(self, loaded, entry)

@@ -10,7 +10,7 @@ from schemas import (
     StateArgsSchema, StateSchema,
 )
 
-from ..errors import BadRequest, NotYourSeat
+from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
 from .auth import caller_seat
 from .docs import PROBLEM
@@ -28,11 +28,18 @@ class State(MethodView):
     @blp.response(200, StateSchema)
     @blp.alt_response(304, description="not modified (If-None-Match)")
     @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM, description="another seat's view before the match is over")
     @blp.alt_response(404, **PROBLEM)
     def get(self, args, match_id):
         """The caller's view (bearer token = seat; none = spectator), now or at ``version``."""
         matches = _matches()
         seat = caller_seat(matches, match_id)
+        if args.get("seat") is not None and args["seat"] != seat:
+            if not presenters.is_finished(matches, matches.load(match_id)):
+                raise NotYourSeat("Other seats' views become public when the match is over.")
+            if args["seat"] >= matches.record(match_id).num_seats:
+                raise NotFound(f"Match {match_id} has no seat {args['seat']}.", code="no-such-seat")
+            seat = args["seat"]
         loaded = matches.load(match_id, args.get("version"))
         # One ETag per (version, seat): seats see different views of one version.
         tag = f"v{loaded.version}-s{'x' if seat is None else seat}"

@@ -27,10 +27,11 @@ SETUP, MOVE, UNDO = "setup", "move", "undo"
 class Folded:
     """The state of a match after folding its entries up to ``version``.
 
-    ``checkpoints`` holds the state after each effective entry since the last
-    barrier (an entry that drew randomness or revealed hidden information),
-    which is exactly what undo may return to. ``undone`` lists the versions
-    that compensating entries cancelled.
+    ``rules_version`` is the version the match started under (its setup
+    entry's). ``checkpoints`` holds ``(version, state, seat)`` after each
+    effective entry since the last barrier (an entry that drew randomness or
+    revealed hidden information), which is exactly what undo may return to.
+    ``undone`` lists the versions that compensating entries cancelled.
     """
 
     state: object = None
@@ -39,6 +40,8 @@ class Folded:
     slug: str = ""
     checkpoints: list = field(default_factory=list)
     undone: set = field(default_factory=set)
+    #: seats that have made at least one move (undo tells "nothing to undo" from "behind a reveal")
+    movers: frozenset = frozenset()
 
     def to_snapshot(self) -> dict:
         return {
@@ -48,6 +51,7 @@ class Folded:
             "slug": self.slug,
             "checkpoints": [[v, s, a] for v, s, a in self.checkpoints],
             "undone": sorted(self.undone),
+            "movers": sorted(self.movers),
         }
 
     @classmethod
@@ -59,6 +63,7 @@ class Folded:
             slug=data["slug"],
             checkpoints=[tuple(c) for c in data["checkpoints"]],
             undone=set(data["undone"]),
+            movers=frozenset(data.get("movers", ())),
         )
 
 
@@ -98,13 +103,17 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             slug=folded.slug,
             checkpoints=keep,
             undone=folded.undone | cancelled,
+            movers=folded.movers,
         )
-    rules_version = entry.get("rules_version", folded.rules_version) if kind == SETUP else folded.rules_version
+    # Each entry records the rules version of the code that decided it; events
+    # written under an older version are upcast to the current one on the way in.
+    written_under = entry.get("rules_version", folded.rules_version)
+    rules_version = written_under if kind == SETUP else folded.rules_version
     state = folded.state
     current = game.info.rules_version
     for event in entry["events"]:
-        if rules_version != current:
-            event = game.upcast(event, rules_version)
+        if written_under != current:
+            event = game.upcast(event, written_under)
         state = game.evolve(state, event)
     point = (version, state, entry.get("seat"))
     barrier = kind == SETUP or entry.get("drew") or entry.get("reveal")
@@ -116,6 +125,7 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         slug=entry.get("game", folded.slug),
         checkpoints=checkpoints,
         undone=folded.undone,
+        movers=folded.movers | {entry["seat"]} if kind == MOVE else folded.movers,
     )
 
 
@@ -156,5 +166,5 @@ def decide(game: Game, folded: Folded, seat: int, move: dict, seed: str) -> dict
         "events": events,
         "drew": rng.used,
         "reveal": any(game.reveals(e) for e in events),
-        "rules_version": folded.rules_version,
+        "rules_version": game.info.rules_version,
     }

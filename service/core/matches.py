@@ -49,6 +49,10 @@ class MatchRecord:
     seed: str
     created: float
     seats: list[Seat] = field(default_factory=list)
+    #: an imported match: finished, replayable, never played on
+    read_only: bool = False
+    #: {"match": id, "version": n} for a fork
+    forked_from: dict | None = None
 
     @property
     def num_seats(self) -> int:

@@ -35,12 +35,12 @@ def tokens(match_id: str) -> str:
 
 
 def snapshot(match_id: str) -> str:
-    """String: JSON snapshot of the folded state at some version."""
+    """Hash: version -> JSON snapshot of the match folded to that version (a cache)."""
     return _match(match_id, "snapshot")
 
 
 def undo_requests(match_id: str) -> str:
-    """Hash: undo request id -> JSON request."""
+    """Hash: undo request id -> JSON request (seat, target, base version, votes, status)."""
     return _match(match_id, "undo")
 
 

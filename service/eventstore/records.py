@@ -21,7 +21,8 @@ class MatchRecords:
 
     def create(self, record: MatchRecord, tokens: dict[int, str]) -> None:
         static = {"id": record.id, "game": record.game, "options": record.options,
-                  "seed": record.seed, "created": record.created, "num_seats": record.num_seats}
+                  "seed": record.seed, "created": record.created, "num_seats": record.num_seats,
+                  "read_only": record.read_only, "forked_from": record.forked_from}
         mapping = {"record": json.dumps(static), "status": "waiting", "version": 0}
         for i, seat in enumerate(record.seats):
             if seat.filled:
@@ -43,7 +44,8 @@ class MatchRecords:
             claim = raw.get(f"seat:{i}".encode())
             seats.append(Seat(**json.loads(claim)) if claim else Seat())
         return MatchRecord(id=static["id"], game=static["game"], options=static["options"],
-                           seed=static["seed"], created=static["created"], seats=seats)
+                           seed=static["seed"], created=static["created"], seats=seats,
+                           read_only=static.get("read_only", False), forked_from=static.get("forked_from"))
 
     def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
         """Claim an open seat; False if someone else already holds it."""

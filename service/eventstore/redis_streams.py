@@ -97,9 +97,20 @@ class EventStore:
 
     # -- snapshots: a cache, safe to drop ------------------------------------
 
-    def save_snapshot(self, match_id: str, snapshot: dict) -> None:
-        self.redis.set(keys.snapshot(match_id), json.dumps(snapshot, separators=(",", ":")))
+    def save_snapshot(self, match_id: str, version: int, snapshot: dict) -> None:
+        """Keep ``snapshot`` (the match folded to ``version``); several versions are kept,
+        so that reading any past version folds at most one snapshot interval."""
+        self.redis.hset(keys.snapshot(match_id), str(version), json.dumps(snapshot, separators=(",", ":")))
 
-    def load_snapshot(self, match_id: str) -> dict | None:
-        raw = self.redis.get(keys.snapshot(match_id))
-        return json.loads(raw) if raw else None
+    def load_snapshot(self, match_id: str, at_most: int | None = None) -> dict | None:
+        """The newest snapshot at or before version ``at_most`` (None: the newest of all)."""
+        versions = sorted((int(v) for v in self.redis.hkeys(keys.snapshot(match_id))), reverse=True)
+        for version in versions:
+            if at_most is None or version <= at_most:
+                raw = self.redis.hget(keys.snapshot(match_id), str(version))
+                if raw:
+                    return json.loads(raw)
+        return None
+
+    def drop_snapshots(self, match_id: str) -> None:
+        self.redis.delete(keys.snapshot(match_id))

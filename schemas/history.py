@@ -1,0 +1,62 @@
+"""Undo, undo requests, fork, export and import."""
+from marshmallow import Schema, fields, validate
+
+from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema
+
+
+class UndoRequestBodySchema(Schema):
+    steps = fields.Integer(load_default=1, validate=validate.Range(1, 1000),
+                           metadata={"description": "how many of your own most recent steps to undo"})
+
+
+class UndoRequestSchema(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "who asked"})
+    steps = fields.Integer(required=True)
+    target = fields.Integer(required=True, metadata={"description": "the version the match would return to"})
+    undoes = fields.List(fields.Integer(), required=True)
+    base_version = fields.Integer(required=True, metadata={"description": "any move after it withdraws the request"})
+    votes = fields.Dict(keys=fields.String(), values=fields.Boolean(allow_none=True), required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["pending", "approved", "refused", "withdrawn"]))
+
+
+class UndoResultSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["applied", "requested"]))
+    entry = fields.Nested(EntrySchema, metadata={"description": "the undo entry, when applied"})
+    request = fields.Nested(UndoRequestSchema, metadata={"description": "the request, when consent is needed"})
+    state = fields.Nested(StateSchema, required=True)
+
+
+class VoteSchema(Schema):
+    approve = fields.Boolean(required=True)
+
+
+class VoteResultSchema(Schema):
+    request = fields.Nested(UndoRequestSchema, required=True)
+    entry = fields.Nested(EntrySchema, metadata={"description": "the undo entry, once everyone approved"})
+    state = fields.Nested(StateSchema, required=True)
+
+
+class ForkSchema(Schema):
+    version = fields.Integer(required=True, validate=validate.Range(1))
+    seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
+                        metadata={"description": "default: the same names and AI levels"})
+
+
+class ExportSchema(Schema):
+    format = fields.String(required=True, validate=validate.Equal("gameroom-match"))
+    format_version = fields.Integer(required=True)
+    game = fields.String(required=True)
+    rules_version = fields.Integer(required=True)
+    complete = fields.Boolean(required=True, metadata={"description": "true: the full log of a finished match"})
+    seats = fields.List(fields.Dict(), required=True)
+    options = fields.Dict(required=True)
+    created = fields.Float()
+    version = fields.Integer()
+    outcome = fields.Dict(allow_none=True)
+    seed = fields.String(metadata={"description": "only in complete exports: lets an importer re-check every draw"})
+    entries = fields.List(fields.Dict(), required=True)
+
+
+class ImportResultSchema(Schema):
+    match = fields.Nested(MatchSummarySchema, required=True)

@@ -1,0 +1,117 @@
+"""Undo (direct or by request), fork, export and import."""
+from __future__ import annotations
+
+from flask import current_app, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas.history import (
+    ExportSchema, ForkSchema, ImportResultSchema, UndoRequestBodySchema, UndoRequestSchema, UndoResultSchema,
+    VoteResultSchema, VoteSchema,
+)
+from schemas.matches import MatchCreatedSchema
+
+from . import presenters
+from .auth import caller_seat
+from .docs import PROBLEM
+
+blp = Blueprint("history", __name__, url_prefix="/api/matches", description="Undo, fork, export, import")
+
+
+def _both():
+    return current_app.extensions["gameroom"], current_app.extensions["gameroom_history"]
+
+
+def _entry(matches, loaded, entry, seat):
+    return matches.redact(loaded, [entry], seat)[0] if entry else None
+
+
+@blp.route("/<match_id>/undo")
+class Undo(MethodView):
+    @blp.arguments(UndoRequestBodySchema)
+    @blp.response(201, UndoResultSchema, description="undone at once")
+    @blp.alt_response(202, schema=UndoResultSchema, description="other seats must approve (a request)")
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="undo-crosses-reveal, nothing-to-undo, match-over")
+    def post(self, body, match_id):
+        """Undo your own last step(s): at once, by request when others acted since, never across a reveal."""
+        matches, history = _both()
+        seat = caller_seat(matches, match_id, required=True)
+        status, result = history.undo(match_id, seat, body["steps"])
+        loaded = matches.load(match_id)
+        out = {"status": status, "state": presenters.state(matches, loaded, seat)}
+        if status == "applied":
+            out["entry"] = _entry(matches, loaded, result, seat)
+            return out, 201
+        out["request"] = result
+        return out, 202
+
+
+@blp.route("/<match_id>/undo-requests/<request_id>")
+class UndoRequest(MethodView):
+    @blp.response(200, UndoRequestSchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, match_id, request_id):
+        """An undo request and its votes (a new move withdraws it)."""
+        matches, history = _both()
+        matches.record(match_id)
+        return history.request(match_id, request_id)
+
+    @blp.arguments(VoteSchema)
+    @blp.response(200, VoteResultSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="not-a-voter, or the request is no longer pending")
+    def post(self, body, match_id, request_id):
+        """Approve or refuse another seat's undo request; the last approval applies it."""
+        matches, history = _both()
+        seat = caller_seat(matches, match_id, required=True)
+        request, entry = history.vote(match_id, request_id, seat, body["approve"])
+        loaded = matches.load(match_id)
+        out = {"request": request, "state": presenters.state(matches, loaded, seat)}
+        if entry:
+            out["entry"] = _entry(matches, loaded, entry, seat)
+        return out
+
+
+@blp.route("/<match_id>/fork")
+class Fork(MethodView):
+    @blp.arguments(ForkSchema)
+    @blp.response(201, MatchCreatedSchema)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="match-not-finished")
+    @blp.alt_response(422, **PROBLEM)
+    def post(self, body, match_id):
+        """Start a new match from a finished match's first ``version`` entries ("what if")."""
+        matches, history = _both()
+        loaded, tokens = history.fork(match_id, body["version"], body["seats"])
+        headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
+        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
+                201, headers)
+
+
+@blp.route("/<match_id>/export")
+class Export(MethodView):
+    @blp.response(200, ExportSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, match_id):
+        """The match as a self-describing document: complete once over, else redacted for the caller."""
+        matches, history = _both()
+        seat = caller_seat(matches, match_id)
+        return history.export(match_id, seat)
+
+
+@blp.route("/import")
+class Import(MethodView):
+    @blp.arguments(ExportSchema)
+    @blp.response(201, ImportResultSchema)
+    @blp.alt_response(404, **PROBLEM, description="unknown-game")
+    @blp.alt_response(422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete")
+    def post(self, doc):
+        """Re-check every step of an exported log against the rules and store it as a read-only match."""
+        matches, history = _both()
+        loaded = history.import_(doc)
+        headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
+        return {"match": presenters.summary(matches, loaded)}, 201, headers

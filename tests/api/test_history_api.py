@@ -1,0 +1,228 @@
+"""Undo (every branch), time travel after undo, fork, export and import, over HTTP."""
+import random
+
+import pytest
+
+from service import create_app
+from service.registry import build_registry
+from service.testing import dice
+
+
+@pytest.fixture
+def app(redis_server, redis_client):
+    """The app with the dice-race test game installed beside the real plugins."""
+    registry = build_registry(extra_plugins=[("dice", dice)])
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off"}, registry)
+    app.config["TESTING"] = True
+    return app
+
+
+class Plain:
+    """Like the spec-checking client, without response validation (dice-race is not in openapi.yaml)."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def post(self, path, body=None, token=None, **kw):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.client.post(path, json=body, headers=headers)
+
+    def get(self, path, token=None):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.client.get(path, headers=headers)
+
+    def create(self, seats=2, ai=()):
+        specs = [{"name": f"P{i}", **({"ai": "random"} if i in ai else {})} for i in range(seats)]
+        r = self.post("/api/matches", {"game": "dice-race", "seats": specs, "seed": "s"})
+        assert r.status_code == 201, r.get_json()
+        body = r.get_json()
+        return body["match"]["id"], {int(k): v for k, v in body["tokens"].items()}
+
+    def play(self, match_id, token, kind):
+        r = self.post(f"/api/matches/{match_id}/moves", {"move": {"type": kind}}, token=token)
+        assert r.status_code == 201, r.get_json()
+        return r.get_json()
+
+    def state(self, match_id, token=None, version=None):
+        q = f"?version={version}" if version else ""
+        return self.get(f"/api/matches/{match_id}/state{q}", token=token).get_json()
+
+    def undo(self, match_id, token, steps=1):
+        return self.post(f"/api/matches/{match_id}/undo", {"steps": steps}, token=token)
+
+    def vote(self, match_id, rid, token, approve):
+        return self.post(f"/api/matches/{match_id}/undo-requests/{rid}", {"approve": approve}, token=token)
+
+
+@pytest.fixture
+def h(client):
+    return Plain(client)
+
+
+def test_self_undo_within_a_turn_applies_at_once(h):
+    m, t = h.create()
+    before = h.state(m, t[0])
+    h.play(m, t[0], "step")
+    r = h.undo(m, t[0])
+    assert r.status_code == 201 and r.get_json()["status"] == "applied"
+    after = h.state(m, t[0])
+    assert after["view"] == before["view"] and after["version"] == 3
+    entries = h.get(f"/api/matches/{m}/events").get_json()["entries"]
+    assert [(e["kind"], e["undone"]) for e in entries] == [("setup", False), ("move", True), ("undo", False)]
+    assert entries[2]["target"] == 1
+
+
+def test_undo_request_approved_by_the_other_human(h):
+    m, t = h.create(3)
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    r = h.undo(m, t[0])
+    assert r.status_code == 202
+    request = r.get_json()["request"]
+    assert request["status"] == "pending" and set(request["votes"]) == {"1", "2"}
+    assert h.vote(m, request["id"], t[0], True).get_json()["code"] == "not-a-voter"
+    first = h.vote(m, request["id"], t[1], True).get_json()
+    assert first["request"]["status"] == "pending" and h.state(m)["version"] == 3
+    done = h.vote(m, request["id"], t[2], True).get_json()
+    assert done["request"]["status"] == "approved" and done["entry"]["kind"] == "undo"
+    assert h.state(m)["view"] == h.state(m, version=1)["view"]
+
+
+def test_undo_request_refused(h):
+    m, t = h.create()
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    request = h.undo(m, t[0]).get_json()["request"]
+    assert h.vote(m, request["id"], t[1], False).get_json()["request"]["status"] == "refused"
+    assert h.state(m)["version"] == 3
+    assert h.vote(m, request["id"], t[1], True).get_json()["code"] == "undo-request-refused"
+
+
+def test_undo_request_withdrawn_by_a_new_move(h):
+    m, t = h.create()
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    request = h.undo(m, t[0]).get_json()["request"]
+    h.play(m, t[0], "step")
+    assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "withdrawn"
+    r = h.vote(m, request["id"], t[1], True)
+    assert r.status_code == 409 and r.get_json()["code"] == "undo-request-withdrawn"
+    assert h.state(m)["version"] == 4
+
+
+def test_ai_seats_do_not_block_an_undo(h):
+    m, t = h.create(2, ai={1})
+    h.play(m, t[0], "step")
+    # No worker runs here: play the AI seat's move through the same command path.
+    h.client.application.extensions["gameroom"].submit(m, 1, {"type": "step"})
+    r = h.undo(m, t[0])
+    assert r.status_code == 201 and r.get_json()["status"] == "applied"
+    assert h.state(m)["view"] == h.state(m, version=1)["view"]
+
+
+def test_undo_is_refused_across_a_random_draw_whoever_asks(h):
+    m, t = h.create()
+    h.play(m, t[0], "roll")
+    for token in (t[0], t[1]):
+        r = h.undo(m, token)
+        assert r.status_code == 409
+        assert r.get_json()["code"] in ("undo-crosses-reveal", "nothing-to-undo")
+    assert h.undo(m, t[0]).get_json()["code"] == "undo-crosses-reveal"
+    assert h.undo(m, t[1]).get_json()["code"] == "nothing-to-undo"
+    assert h.state(m)["version"] == 2
+
+
+def test_undo_needs_a_seat(h):
+    m, _ = h.create()
+    assert h.post(f"/api/matches/{m}/undo", {}).status_code == 401
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_property_random_undos_time_travel_equals_live(h, seed):
+    rnd = random.Random(seed)
+    m, t = h.create(rnd.choice([2, 3]))
+    live = {1: {s: h.state(m, tok) for s, tok in t.items()}}
+    for _ in range(60):
+        state = h.state(m)
+        if state["status"] == "finished":
+            break
+        if rnd.random() < 0.35:
+            seat = rnd.choice(list(t))
+            r = h.undo(m, t[seat], rnd.choice([1, 2]))
+            if r.status_code == 202:
+                rid = r.get_json()["request"]["id"]
+                for voter in t:
+                    if voter != seat:
+                        h.vote(m, rid, t[voter], True)
+            elif r.status_code == 201:
+                target = r.get_json()["entry"]["target"]
+                assert r.get_json()["state"]["view"] == live[target][seat]["view"]
+        else:
+            [seat] = state["active_seats"]
+            h.play(m, t[seat], rnd.choice(["step", "step", "roll"]))
+        version = h.state(m)["version"]
+        live[version] = {s: h.state(m, tok) for s, tok in t.items()}
+    for version, views in live.items():
+        for s, tok in t.items():
+            assert h.state(m, tok, version=version) == views[s]
+
+
+def _finished(h, seats=2):
+    m, t = h.create(seats)
+    while True:
+        state = h.state(m)
+        if state["status"] == "finished":
+            return m, t
+        [seat] = state["active_seats"]
+        h.play(m, t[seat], "roll")
+
+
+def test_export_import_round_trip_and_tampering_is_refused(h):
+    m, t = _finished(h)
+    doc = h.get(f"/api/matches/{m}/export").get_json()
+    assert doc["complete"] and doc["seed"] and doc["entries"][0]["kind"] == "setup"
+    r = h.post("/api/matches/import", doc)
+    assert r.status_code == 201, r.get_json()
+    imported = r.get_json()["match"]
+    assert imported["status"] == "finished" and imported["outcome"] == h.get(f"/api/matches/{m}").get_json()["outcome"]
+    assert h.state(imported["id"])["view"] == h.state(m)["view"]
+    tampered = {**doc, "entries": [dict(e) for e in doc["entries"]]}
+    tampered["entries"][2] = {**tampered["entries"][2],
+                              "events": [{**tampered["entries"][2]["events"][0], "squares": 6}]}
+    if tampered["entries"][2]["events"] == doc["entries"][2]["events"]:
+        tampered["entries"][2]["events"][0]["squares"] = 5
+    r = h.post("/api/matches/import", tampered)
+    assert r.status_code == 422 and r.get_json()["code"] == "tampered-log"
+    assert r.get_json()["version"] == 3 and r.get_json()["detail"].startswith("Version 3:")
+    assert h.post(f"/api/matches/{imported['id']}/moves", {"move": {"type": "step"}}, token=t[0]).status_code == 401
+
+
+def test_export_of_a_running_match_is_redacted_and_cannot_be_imported(h):
+    m, t = h.create()
+    h.play(m, t[0], "step")
+    doc = h.get(f"/api/matches/{m}/export", token=t[1]).get_json()
+    assert not doc["complete"] and "seed" not in doc
+    assert "move" not in doc["entries"][1]  # the command is its author's
+    r = h.post("/api/matches/import", doc)
+    assert r.status_code == 422 and r.get_json()["code"] == "export-incomplete"
+
+
+def test_fork_a_finished_match_from_a_prefix(h):
+    m, _ = _finished(h)
+    r = h.post(f"/api/matches/{m}/fork", {"version": 3})
+    assert r.status_code == 201, r.get_json()
+    fork = r.get_json()
+    assert fork["match"]["version"] == 3 and fork["match"]["status"] == "active"
+    assert h.state(fork["match"]["id"])["view"] == h.state(m, version=3)["view"]
+    [seat] = fork["match"]["active_seats"]
+    h.play(fork["match"]["id"], fork["tokens"][str(seat)], "step")
+    live, _ = h.create()
+    assert h.post(f"/api/matches/{live}/fork", {"version": 1}).get_json()["code"] == "match-not-finished"
+
+
+def test_every_view_is_public_once_the_match_is_over(h):
+    m, t = h.create()
+    r = h.get(f"/api/matches/{m}/state?seat=1", token=t[0])
+    assert r.status_code == 403
+    m, t = _finished(h)
+    assert h.get(f"/api/matches/{m}/state?seat=1").get_json()["seat"] == 1

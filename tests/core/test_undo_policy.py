@@ -1,0 +1,111 @@
+"""The undo policy, on the pure core, with a game that rolls dice mid-game."""
+import pytest
+
+from service.core import decider
+from service.core.decider import Folded
+from service.core.undo import APPLY, REQUEST, UndoRefused, plan_undo, undo_entry
+from service.errors import Conflict
+from service.testing.dice import DiceRace
+
+GAME = DiceRace()
+
+
+class Match:
+    def __init__(self, players=2):
+        entry = decider.setup_entry(GAME, players, GAME.load_options({}), "seed")
+        self.entries = [{**entry, "version": 1}]
+        self.folded = decider.apply_entry(GAME, Folded(), self.entries[0])
+        self.states = {1: self.folded.state}
+
+    def play(self, kind):
+        seat = GAME.active_seats(self.folded.state)[0]
+        entry = decider.decide(GAME, self.folded, seat, {"type": kind}, "seed")
+        self._add(entry)
+        return seat
+
+    def undo(self, seat, steps=1):
+        plan = plan_undo(self.folded, seat, steps)
+        self._add(undo_entry(seat, plan))
+        return plan
+
+    def _add(self, entry):
+        entry = {**entry, "version": self.folded.version + 1}
+        self.entries.append(entry)
+        self.folded = decider.apply_entry(GAME, self.folded, entry)
+        self.states[self.folded.version] = self.folded.state
+
+
+def test_self_undo_of_the_last_step_applies_at_once():
+    m = Match()
+    seat = m.play("step")
+    plan = plan_undo(m.folded, seat)
+    assert (plan.kind, plan.target, plan.undoes, plan.others) == (APPLY, 1, (2,), ())
+
+
+def test_undo_across_another_seats_step_needs_a_request():
+    m = Match()
+    a = m.play("step")
+    b = m.play("step")
+    plan = plan_undo(m.folded, a)
+    assert (plan.kind, plan.target, plan.undoes, plan.others) == (REQUEST, 1, (2, 3), (b,))
+
+
+def test_nothing_is_undone_across_a_roll():
+    m = Match()
+    a = m.play("roll")
+    with pytest.raises(UndoRefused):
+        plan_undo(m.folded, a)
+    m.play("step")  # b
+    m.play("step")  # a again: undoable, it is after the roll
+    assert plan_undo(m.folded, a).target == 3
+    with pytest.raises(UndoRefused):
+        plan_undo(m.folded, a, steps=2)  # the second-last of a's steps is the roll
+
+
+def test_a_seat_that_never_moved_has_nothing_to_undo():
+    m = Match()
+    m.play("step")
+    with pytest.raises(Conflict) as caught:
+        plan_undo(m.folded, 1)
+    assert caught.value.code == "nothing-to-undo"
+
+
+def test_after_undo_replay_equals_the_state_at_the_target_and_history_marks_undone():
+    m = Match()
+    m.play("step")
+    m.play("step")
+    a = m.play("step")
+    target_state = m.states[3]
+    plan = m.undo(a)
+    assert plan.target == 3
+    assert m.folded.state == target_state
+    assert m.folded.undone == {4}
+    assert decider.fold(GAME, m.entries).state == target_state
+    # The undone step is a's to play again; and b may now undo its own, now last, step.
+    assert GAME.active_seats(m.folded.state) == [a]
+    plan = plan_undo(m.folded, 1 - a)
+    assert plan.target == 2 and plan.kind == APPLY
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_property_random_undos_fold_to_the_live_state_at_every_version(seed):
+    import random
+
+    rnd = random.Random(seed)
+    m = Match(players=rnd.choice([2, 3]))
+    live = {1: m.folded.state}
+    while GAME.outcome(m.folded.state) is None and m.folded.version < 200:
+        if rnd.random() < 0.3:
+            seat = rnd.randrange(len(m.folded.state["positions"]))
+            try:
+                m.undo(seat, rnd.choice([1, 1, 2]))
+            except Conflict:
+                pass
+            else:
+                target_version = m.entries[-1]["target"]
+                assert m.folded.state == live[target_version]
+        else:
+            m.play(rnd.choice(["step", "step", "roll"]))
+        live[m.folded.version] = m.folded.state
+    for version in range(1, m.folded.version + 1):
+        assert decider.fold(GAME, m.entries[:version]).state == live[version]
