@@ -6,6 +6,10 @@ Players take turns removing 1 or more stones from one pile (at most
 to show how a game uses the platform's ``rng``.
 
 Everything a game author needs comes from ``service.plugin_api``.
+
+Rules versions: version 1 wrote ``took`` events with a ``count``; version 2
+names it ``stones``. Matches started under version 1 stay replayable because
+:meth:`Nim.upcast` translates their events on the way in.
 """
 from marshmallow import Schema, fields, validate
 
@@ -29,7 +33,7 @@ class Event(Schema):
     type = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
     pile = fields.Integer()
-    count = fields.Integer()
+    stones = fields.Integer()
     piles = fields.List(fields.Integer())
     first = fields.Integer()
     max_take = fields.Integer(allow_none=True)
@@ -50,7 +54,7 @@ class Nim(Game):
         title="Nim",
         min_players=2,
         max_players=2,
-        rules_version=1,
+        rules_version=2,
         hidden_information=False,
         max_steps=8 * 20,
         description="Take stones from one pile; whoever takes the last stone wins.",
@@ -68,7 +72,7 @@ class Nim(Game):
             return {"piles": event["piles"], "turn": event["first"], "max_take": event["max_take"],
                     "misere": event["misere"], "winner": None}
         piles = list(state["piles"])
-        piles[event["pile"]] -= event["count"]
+        piles[event["pile"]] -= event["stones"]
         seat, winner = event["seat"], None
         if not any(piles):
             winner = 1 - seat if state["misere"] else seat
@@ -97,7 +101,7 @@ class Nim(Game):
             raise IllegalMove("take-at-least-one", "Take at least one stone.")
         if count > self._limit(state, pile):
             raise IllegalMove("too-many", f"You may take at most {self._limit(state, pile)} from that pile.")
-        return [{"type": "took", "seat": seat, "pile": pile, "count": count}]
+        return [{"type": "took", "seat": seat, "pile": pile, "stones": count}]
 
     def view(self, state, seat):
         return dict(state)  # nothing is hidden in Nim
@@ -114,7 +118,13 @@ class Nim(Game):
     def describe(self, event, seat, names):
         if event["type"] == "started":
             return f"Piles {event['piles']}; {names[event['first']]} starts."
-        return f"{names[event['seat']]} took {event['count']} from pile {event['pile'] + 1}."
+        return f"{names[event['seat']]} took {event['stones']} from pile {event['pile'] + 1}."
+
+    def upcast(self, event, rules_version):
+        """Version 1 called the number of stones taken ``count``."""
+        if rules_version < 2 and event["type"] == "took":
+            event = {k: v for k, v in event.items() if k != "count"} | {"stones": event["count"]}
+        return event
 
     def evaluate(self, state, seat):
         """Nim-sum heuristic: a position with nim-sum 0 is lost for the player to move."""
