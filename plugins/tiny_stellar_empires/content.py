@@ -97,6 +97,7 @@ class _Mission(Schema):
 
     id = fields.String(required=True)
     type = fields.String(required=True, validate=validate.OneOf(MISSION_TYPES))
+    symbol = fields.String()
     tiers = fields.List(fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2)),
                         required=True, validate=validate.Length(min=1))
 
@@ -206,6 +207,8 @@ def validate_data(data) -> None:
             elif group == "homeworld_cards":
                 if card["main_symbol"] not in symbols:
                     _fail(cid, "main_symbol", f"unknown symbol {card['main_symbol']!r}")
+                if card["mission"].get("symbol", "military") not in symbols:
+                    _fail(cid, "mission.symbol", "unknown symbol")
 
 
 def _check_empire(card, symbols, abilities):

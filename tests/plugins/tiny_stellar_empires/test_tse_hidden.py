@@ -1,0 +1,129 @@
+"""Hidden information (TSE-H1..H6): views, redacted events and sampling."""
+import json
+
+from plugins.tiny_stellar_empires import TinyStellarEmpires
+from plugins.tiny_stellar_empires.scenario import position, step
+from service.core.decider import fold
+from service.plugin_api import Rng
+from service.testing.conformance import play_random_match
+
+G = TinyStellarEmpires()
+
+
+def public_text(view):
+    """The view without the (public) card catalogue."""
+    return json.dumps({k: v for k, v in view.items() if k != "set"})
+
+
+def ids_in(text, cards):
+    return [c for c in cards if f'"{c}"' in text]
+
+
+def test_H2_H4_views_never_show_other_hands_deck_order_or_homeworlds():
+    _, entries = play_random_match(G, 4, "hidden-views", thorough=False)
+    for cut in range(5, len(entries), 7):
+        state = fold(G, entries[:cut]).state
+        for viewer in [None, 0, 1, 2, 3]:
+            view = G.view(state, viewer)
+            text = public_text(view)
+            known = {c for c, _ in view["known"]}
+            for p in range(4):
+                if p != viewer:
+                    assert not ids_in(text, set(state["hands"][p]) - known)
+                    assert state["homeworlds"][p] not in text
+            assert not ids_in(text, set(state["deck"]) - set(view["deck_bottom_mine"]))
+            assert not ids_in(text, state["removed"])
+            assert "deck" not in view
+
+
+def test_H2_draws_and_look_bottom_are_private_to_the_drawer():
+    state = position(hands=[["E30", "E31", "E32"], []], rows=[["E02/B"], []], phase="ambassador",
+                     deck=["E01", "E03", "E04"])
+    state, events = step(G, state, 0, {"type": "end_turn"})
+    drew = [e for e in events if e["type"] == "drew"][0]
+    assert G.redact(drew, 0)["cards"] == ["E01", "E03", "E04"]
+    assert G.redact(drew, 1) == {**drew, "cards": None, "count": 3}
+    assert G.redact(drew, None)["cards"] is None
+    assert G.view(state, 1)["pending"]["drawn"] is None
+    assert G.view(state, 1)["pending"]["drawn_count"] == 3
+    state, events = step(G, state, 0, {"type": "look_bottom", "cards": ["E04"]})
+    looked = events[0]
+    assert G.redact(looked, 1)["cards"] is None and G.redact(looked, 0)["cards"] == ["E04"]
+    assert G.view(state, 0)["deck_bottom_mine"] == ["E04"]
+    assert G.view(state, 1)["deck_bottom_mine"] == []
+
+
+def test_H3_take_is_seen_by_taker_and_victim_only():
+    state = position(3, hands=[["E07", "E30"], ["E31", "E32"], ["E34"]], phase="empire")
+    state, _ = step(G, state, 0, {"type": "play_empire", "card": "E07", "orientation": "A"})
+    state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
+    state, events = step(G, state, 0, {"type": "use_ability", "source": "E07", "player": 1})
+    took = [e for e in events if e["type"] == "took"][0]
+    assert G.redact(took, 0)["card"] == took["card"] == G.redact(took, 1)["card"]
+    assert G.redact(took, 2)["card"] is None and G.redact(took, None)["card"] is None
+    assert G.view(state, 1)["known"] == [[took["card"], 0]]
+    assert took["card"] not in public_text(G.view(state, 2))
+
+
+def test_H3_loss_cards_are_known_to_both_players_only():
+    victim = ["E30", "E31", "E32", "E34"]
+    state = position(3, hands=[["E13", "E01", "E03"], victim, ["E36"]], phase="empire")
+    state, _ = step(G, state, 0, {"type": "play_empire", "card": "E13", "orientation": "B"})
+    for card in ("E01", "E03"):
+        state, _ = step(G, state, 0, {"type": "pay", "card": card})
+    state, events = step(G, state, 0, {"type": "use_ability", "source": "E13", "player": 1})
+    handed = [e for e in events if e["type"] == "loss_handed"][0]
+    assert G.redact(handed, 1)["cards"] == handed["cards"] and G.redact(handed, 2)["cards"] is None
+    assert G.view(state, 1)["pending"]["cards"] == handed["cards"]
+    assert G.view(state, 2)["pending"]["cards"] is None
+    for seat in (0, 1, 2):  # sampling respects what each seat knows
+        sampled = G.sample_state(G.view(state, seat), seat, Rng(seat))
+        assert G.view(sampled, seat) == G.view(state, seat)
+    state, events = step(G, state, 0, {"type": "loss_discard", "card": handed["cards"][0]})
+    back = [e for e in events if e["type"] == "loss_returned"][0]
+    assert G.redact(back, 1)["cards"] == back["cards"] and G.redact(back, 2)["cards"] is None
+    assert sorted(c for c, _ in G.view(state, 0)["known"]) == sorted(back["cards"])
+    assert G.view(state, 2)["known"] == []
+
+
+def test_H1_stuck_hand_and_discards_are_public():
+    hand = ["E01", "E04", "E08", "E10", "E16"]
+    state = position(hands=[hand, []], rows=[["E02/A"], []])
+    state, events = step(G, state, 0, {"type": "declare_stuck"})
+    assert G.redact(events[0], 1)["cards"] == hand
+    assert G.view(state, 1)["discard"] == hand and G.view(state, None)["discard"] == hand
+
+
+def test_H5_hidden_discard_pile_shows_only_the_top_but_info_shows_all_to_its_user():
+    opts = {"discard_pile_public": False}
+    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts)
+    assert G.view(state, 1)["discard"] is None and G.view(state, 1)["discard_top"] == "E02"
+    state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
+    state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
+    assert G.view(state, 0)["discard"] == ["E01", "E02", "E30"]
+    assert G.view(state, 1)["discard"] is None
+    state, events = step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
+    taken = [e for e in events if e["type"] == "info_taken"][0]
+    assert taken["reveal"] and G.redact(taken, 1)["card"] is None and G.redact(taken, 0)["card"] == "E01"
+    sampled = G.sample_state(G.view(state, 1), 1, Rng(3))
+    assert G.view(sampled, 1) == G.view(state, 1)
+
+
+def test_H6_homeworlds_are_revealed_at_final_scoring():
+    folded, entries = play_random_match(G, 3, "reveal", thorough=False)
+    view = G.view(folded.state, None)
+    assert view["homeworlds"] == folded.state["homeworlds"] and view["outcome"]["breakdown"]
+    over = [e for e in entries[-1]["events"] if e["type"] == "game_over"][0]
+    assert over["reveal"] and G.redact(over, None)["homeworlds"] == folded.state["homeworlds"]
+    dealt = entries[0]["events"][1]
+    assert G.redact(dealt, 1)["homeworlds"] == [None, folded.state["homeworlds"][1], None]
+    assert G.redact(dealt, None)["removed"] is None
+
+
+def test_H4_deck_order_is_hidden_from_everyone_in_events():
+    _, entries = play_random_match(G, 2, "deck-order", thorough=False)
+    for entry_ in entries:
+        for event in entry_["events"]:
+            if event["type"] == "deck_formed":
+                for viewer in (None, 0, 1):
+                    assert G.redact(event, viewer)["deck"] is None
