@@ -1,0 +1,91 @@
+"""The Stars Are Right as a gameroom game (spec: shared/rules/stars-are-right.md)."""
+from __future__ import annotations
+
+from service.plugin_api import Game, GameInfo, GameSchemas
+
+from . import ai, describe as describing, rules, schemas, state as st, views
+from .content import ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
+
+
+class StarsAreRight(Game):
+    """Cultists rearrange the 5x5 sky to match constellations and summon creatures."""
+
+    info = GameInfo(
+        slug="stars-are-right",
+        title="The Stars Are Right",
+        min_players=2,
+        max_players=4,
+        rules_version=1,
+        hidden_information=True,
+        max_steps=rules.MAX_STEPS,
+        description="Push, swap and flip sky tiles until the stars are right, then summon "
+                    "creatures; first to 10 VP wins.",
+        simultaneous=False,
+    )
+
+    def schemas(self):
+        return GameSchemas(options=schemas.OptionsSchema, move=schemas.MoveSchema,
+                           view=schemas.ViewSchema, event=schemas.EventSchema)
+
+    # -- setup (SAR-B2, randomness X1-X5) -----------------------------------
+
+    def setup(self, num_seats, options, rng):
+        sky = rng.shuffled(range(25))
+        faces = [rng.randrange(2) for _ in range(25)]
+        order = rng.shuffled(ALL_CARD_IDS)
+        hands = [[order[k] for k in range(5 * num_seats) if k % num_seats == s]
+                 for s in range(num_seats)]
+        first = rng.randrange(num_seats) if options["first_player"] == "random" else 0
+        return [
+            {"type": "match_started", "num_seats": num_seats, "options": dict(options)},
+            {"type": "sky_laid", "sky": sky, "faces": faces},
+            {"type": "deck_shuffled", "order": order},
+            {"type": "dealt", "hands": hands, "counts": [len(h) for h in hands], "reveal": True},
+            {"type": "first_player", "first": first},
+        ]
+
+    # -- rules --------------------------------------------------------------
+
+    def evolve(self, state, event):
+        return st.evolve(state, event)
+
+    def active_seats(self, state):
+        return [] if state["phase"] == "over" else [state["active"]]
+
+    def legal_moves(self, state, seat):
+        return rules.legal_moves(state, seat)
+
+    def decide(self, state, seat, move, rng):
+        return rules.decide(state, seat, move, rng)
+
+    def outcome(self, state):
+        if state["winners"] is None:
+            return None
+        n = state["n"]
+        breakdown = []
+        for seat in range(n):
+            parts = {kind: 0 for kind in (GOO, GREATER, LESSER, MINION)}
+            for c in state["tables"][seat]:
+                parts[CARDS[c].type] += CARDS[c].points
+            breakdown.append(parts)
+        return {"scores": [st.vp(state, s) for s in range(n)], "winners": list(state["winners"]),
+                "breakdown": breakdown}
+
+    # -- hidden information -------------------------------------------------
+
+    def view(self, state, seat):
+        return views.view(state, seat)
+
+    def redact(self, event, seat):
+        return views.redact(event, seat)
+
+    def describe(self, event, seat, names):
+        return describing.describe(event, seat, names)
+
+    # -- AI hooks -----------------------------------------------------------
+
+    def evaluate(self, state, seat):
+        return ai.evaluate(state, seat)
+
+    def sample_state(self, view, seat, rng):
+        return views.sample_state(view, seat, rng)

@@ -1,0 +1,227 @@
+"""The turn as atomic steps (SAR-B3 .. B12, spec section 10): legal moves and decide.
+
+Each phase has its own small set of move types (``PHASE_MOVES``). ``decide``
+validates a move with the same ``resolve_*`` functions that ``legal_moves``
+relies on, so a listed move is always accepted and anything else is refused
+with a rule code.
+"""
+from __future__ import annotations
+
+from service.plugin_api import IllegalMove, clone
+
+from . import services, sky, summon
+from .content import CARDS, CONTENT
+from .state import evolve, has_power, vp
+
+#: Server safeguard when ``turn_limit`` is null: the match ends like B12.4
+#: after this many full rounds, so every match is finite (see ``MAX_STEPS``).
+SAFEGUARD_ROUNDS = 100
+#: Static minion powers (SAR-B10.4, B10.5): letter -> larger limit.
+GHAST, GHOULS = "D", "E"
+DRAW_TO = {False: CONTENT.hand_size, True: CONTENT.hand_size + 1}
+DISCARD_UP_TO = {False: 1, True: 2}
+
+PHASE_MOVES = {
+    "invoke": ("invoke", "skip_invoke"),
+    "services": ("use_service", "use_gug", "use_tindaloo", "use_dhole", "end_services"),
+    "dhole": ("dhole_take",),
+    "sky": ("push", "swap", "flip"),
+    "summon": ("summon", "skip_summon"),
+    "limit": ("discard_creature",),
+    "discard": ("discard", "end_turn"),
+}
+MOVE_TYPES = tuple(t for moves in PHASE_MOVES.values() for t in moves)
+
+#: An upper bound on the steps of one turn, derived from the rules:
+#: 1 invoke + phase 2 (<= 6 services, <= 6 minion uses, <= 6 Dhole takes, 1 end)
+#: + phase 3 (<= 3 + 2 * 6 symbols) + 1 summon + 1 limit discard + 2 discards + 1 end.
+STEPS_PER_TURN = 1 + 19 + 15 + 1 + 1 + 2 + 1
+MAX_STEPS = SAFEGUARD_ROUNDS * 4 * STEPS_PER_TURN
+
+
+def _card(move: dict, key: str = "card") -> int:
+    value = move.get(key)
+    if type(value) is not int:
+        raise IllegalMove("malformed-move", f"'{key}' must be a card id.")
+    return value
+
+
+def discard_limit(state: dict, seat: int) -> int:
+    return DISCARD_UP_TO[has_power(state, seat, GHOULS)]
+
+
+def hand_target(state: dict, seat: int) -> int:
+    return DRAW_TO[has_power(state, seat, GHAST)]
+
+
+# -- legal moves ------------------------------------------------------------
+
+def legal_moves(state: dict, seat: int) -> list[dict]:
+    if state["phase"] == "over" or seat != state["active"]:
+        return []
+    phase = state["phase"]
+    if phase == "invoke":
+        return [{"type": "invoke", "card": c} for c in state["hands"][seat]] + [{"type": "skip_invoke"}]
+    if phase == "services":
+        return (services.service_moves(state, seat) + services.exchange_moves(state, seat)
+                + services.dhole_moves(state, seat) + [{"type": "end_services"}])
+    if phase == "dhole":
+        return services.dhole_take_moves(state, seat)
+    if phase == "sky":
+        return clone(sky.legal_actions(state))
+    if phase == "summon":
+        return summon.summon_options(state, seat) + [{"type": "skip_summon"}]
+    if phase == "limit":
+        return [{"type": "discard_creature", "card": c} for c in state["tables"][seat]
+                if _may_limit_discard(state, c)]
+    moves = []
+    if state["discards"] < discard_limit(state, seat):
+        moves = [{"type": "discard", "card": c} for c in state["hands"][seat]]
+    return moves + [{"type": "end_turn"}]
+
+
+def _may_limit_discard(state: dict, card: int) -> bool:
+    return state["opts"]["limit_discard_may_choose_new"] or card != state["summoned"]
+
+
+# -- decide -----------------------------------------------------------------
+
+def decide(state: dict, seat: int, move: dict, rng) -> list[dict]:
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise IllegalMove("malformed-move", "A move is an object with a 'type'.")
+    kind = move["type"]
+    if kind not in MOVE_TYPES:
+        raise IllegalMove("unknown-move", f"There is no move '{kind[:40]}'.")
+    if state["phase"] == "over":
+        raise IllegalMove("match-over", "The match is over.")
+    if seat != state["active"]:
+        raise IllegalMove("not-your-turn", "It is not your turn.")
+    if kind not in PHASE_MOVES[state["phase"]]:
+        raise IllegalMove("wrong-phase", f"'{kind}' is not allowed in the {state['phase']} phase (B3.1).")
+    return DECIDERS[kind](state, seat, move, rng)
+
+
+def _invoke(state, seat, move, rng):
+    card = _card(move)
+    if card not in state["hands"][seat]:
+        raise IllegalMove("not-in-hand", "Invoke a card from your hand (B4.1).")
+    pool = {"P": 0, "S": 0, "F": 0}
+    for symbol in CARDS[card].invocation:
+        pool[symbol] += 1
+    return [{"type": "invoked", "seat": seat, "card": card, "pool": pool}]
+
+
+def _skip_invoke(state, seat, move, rng):
+    return [{"type": "invoke_skipped", "seat": seat}]
+
+
+def _use_service(state, seat, move, rng):
+    return [services.resolve_service(state, seat, move)]
+
+
+def _exchange(state, seat, move, rng):
+    return [services.resolve_exchange(state, seat, move)]
+
+
+def _use_dhole(state, seat, move, rng):
+    return [services.resolve_dhole(state, seat, move)]
+
+
+def _dhole_take(state, seat, move, rng):
+    return [services.resolve_dhole_take(state, seat, move, rng)]
+
+
+def _forfeits(state: dict, seat: int) -> list[dict]:
+    """SAR-B6.6: symbols with no legal action left are removed without effect."""
+    events = []
+    while state["phase"] == "sky":
+        for symbol in ("P", "S", "F"):
+            if state["pool"][symbol] and not sky.legal_actions(state, symbol, first=True):
+                event = {"type": "symbol_forfeited", "seat": seat, "symbol": symbol}
+                events.append(event)
+                state = evolve(state, event)
+                break
+        else:
+            break
+    return events
+
+
+def _end_services(state, seat, move, rng):
+    event = {"type": "services_ended", "seat": seat}
+    return [event] + _forfeits(evolve(state, event), seat)
+
+
+def _sky_action(state, seat, move, rng):
+    event, _, _ = sky.resolve(state, move)
+    event = {"type": event.pop("type"), "seat": seat, **event}
+    return [event] + _forfeits(evolve(state, event), seat)
+
+
+def _summon(state, seat, move, rng):
+    return [summon.resolve_summon(state, seat, move)]
+
+
+def _skip_summon(state, seat, move, rng):
+    return [{"type": "summon_skipped", "seat": seat}]
+
+
+def _discard_creature(state, seat, move, rng):
+    card = _card(move)
+    if card not in state["tables"][seat]:
+        raise IllegalMove("not-your-creature", "Discard a creature you control (B7.3).")
+    if not _may_limit_discard(state, card):
+        raise IllegalMove("keep-new-creature",
+                          "The creature just summoned may not be discarded (option).")
+    return [{"type": "creature_discarded", "seat": seat, "card": card}]
+
+
+def _discard(state, seat, move, rng):
+    card = _card(move)
+    if state["discards"] >= discard_limit(state, seat):
+        raise IllegalMove("discard-limit", "No more discards this turn (B11.1, B10.5).")
+    if card not in state["hands"][seat]:
+        raise IllegalMove("not-in-hand", "Discard a card from your hand.")
+    return [{"type": "card_discarded", "seat": seat, "card": card}]
+
+
+def _draw_events(state: dict, seat: int, rng) -> list[dict]:
+    """Refill the hand (SAR-B11.2), reshuffling the discard pile when needed (B11.3)."""
+    need = hand_target(state, seat) - len(state["hands"][seat])
+    deck, discard, events = state["deck"], state["discard"], []
+    while need > 0:
+        if not deck:
+            if not discard:
+                break
+            deck, discard = rng.shuffled(discard), []
+            events.append({"type": "reshuffled", "count": len(deck), "order": deck})
+        cards = deck[:need]
+        deck, need = deck[len(cards):], need - len(cards)
+        events.append({"type": "drew", "seat": seat, "cards": cards, "count": len(cards),
+                       "reveal": True})
+    return events
+
+
+def _end_turn(state, seat, move, rng):
+    events = _draw_events(state, seat, rng)
+    n = state["n"]
+    events.append({"type": "turn_ended", "seat": seat, "next": (seat + 1) % n})
+    scores = [vp(state, s) for s in range(n)]
+    limit = state["opts"]["turn_limit"]
+    rounds = limit if limit is not None else SAFEGUARD_ROUNDS
+    if scores[seat] >= CONTENT.target_points:
+        events.append({"type": "game_over", "winners": [seat], "reason": "victory", "scores": scores})
+    elif state["turn"] + 1 >= rounds * n:
+        best = max(scores)
+        events.append({"type": "game_over", "winners": [s for s in range(n) if scores[s] == best],
+                       "reason": "turn_limit" if limit is not None else "safeguard",
+                       "scores": scores})
+    return events
+
+
+DECIDERS = {
+    "invoke": _invoke, "skip_invoke": _skip_invoke, "use_service": _use_service,
+    "use_gug": _exchange, "use_tindaloo": _exchange, "use_dhole": _use_dhole,
+    "dhole_take": _dhole_take, "end_services": _end_services, "push": _sky_action,
+    "swap": _sky_action, "flip": _sky_action, "summon": _summon, "skip_summon": _skip_summon,
+    "discard_creature": _discard_creature, "discard": _discard, "end_turn": _end_turn,
+}
