@@ -50,8 +50,9 @@ class History:
         return "requested", request
 
     def _apply(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
+        target_state = self.matches.load(loaded.record.id, plan.target).folded.state
         try:
-            new = self.matches.append(loaded, undo_entry(seat, plan, request_id))
+            new = self.matches.append(loaded, undo_entry(seat, plan, target_state, request_id))
         except VersionConflict:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
         log.info("match %s: seat %d undid v%s", loaded.record.id, seat, plan.undoes)
@@ -203,6 +204,7 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
     if first.get("kind") != "setup" or first.get("events") != setup["events"]:
         bad(1, "the setup does not follow from the seed and options")
     folded = decider.apply_entry(game, Folded(), {**setup, "version": 1})
+    states = {1: folded.state}
     for i, entry in enumerate(entries[1:], start=2):
         if entry.get("version", i) != i:
             bad(i, "versions are not consecutive")
@@ -218,7 +220,10 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                 target = entry.get("target")
                 if target not in [c[0] for c in folded.checkpoints[:-1]]:
                     bad(i, "the undo crosses a random draw or a reveal")
-                expected = {"kind": "undo", "seat": entry.get("seat"), "target": target, "events": []}
+                if entry.get("state") != states[target]:
+                    bad(i, "the undo does not restore the state of its target version")
+                expected = {"kind": "undo", "seat": entry.get("seat"), "target": target, "events": [],
+                            "state": states[target]}
             else:
                 bad(i, f"unknown entry kind {kind!r}")
         except GameroomError as exc:
@@ -227,4 +232,5 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
             bad(i, f"the move is refused ({exc.code}: {exc.detail})")
         folded = decider.apply_entry(game, folded, {**expected, "version": i, "drew": expected.get("drew"),
                                                     "reveal": expected.get("reveal")})
+        states[i] = folded.state
     return folded

@@ -8,7 +8,8 @@ A match's stream holds *entries*, one per accepted command::
 
 ``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
 slug), ``move`` (a seat's command and the events it produced) or ``undo``
-(a compensating entry that returns the match to the state at ``target``).
+(a compensating entry that returns the match to the state at ``target``; it
+carries that state, so folding never has to keep old states around).
 Folding only ever calls ``evolve``; it never validates and never draws.
 """
 from __future__ import annotations
@@ -22,16 +23,21 @@ from .rng import rng_for
 
 SETUP, MOVE, UNDO = "setup", "move", "undo"
 
+#: Undo reaches back at most this many effective steps (a bound on what a
+#: folded match carries; a turn is far shorter in every game).
+MAX_UNDO_DEPTH = 200
+
 
 @dataclass
 class Folded:
     """The state of a match after folding its entries up to ``version``.
 
     ``rules_version`` is the version the match started under (its setup
-    entry's). ``checkpoints`` holds ``(version, state, seat)`` after each
-    effective entry since the last barrier (an entry that drew randomness or
-    revealed hidden information), which is exactly what undo may return to.
-    ``undone`` lists the versions that compensating entries cancelled.
+    entry's). ``checkpoints`` holds ``(version, seat)`` of each effective
+    entry since the last barrier (an entry that drew randomness or revealed
+    hidden information), at most ``MAX_UNDO_DEPTH`` of them: exactly the
+    versions undo may return to. ``undone`` lists the versions that
+    compensating entries cancelled.
     """
 
     state: object = None
@@ -49,7 +55,7 @@ class Folded:
             "version": self.version,
             "rules_version": self.rules_version,
             "slug": self.slug,
-            "checkpoints": [[v, s, a] for v, s, a in self.checkpoints],
+            "checkpoints": [list(c) for c in self.checkpoints],
             "undone": sorted(self.undone),
             "movers": sorted(self.movers),
         }
@@ -97,7 +103,7 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             raise ValueError(f"undo to {target} crosses a barrier")
         cancelled = {c[0] for c in folded.checkpoints if c[0] > target}
         return Folded(
-            state=keep[-1][1],
+            state=entry["state"],
             version=version,
             rules_version=folded.rules_version,
             slug=folded.slug,
@@ -115,9 +121,9 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         if written_under != current:
             event = game.upcast(event, written_under)
         state = game.evolve(state, event)
-    point = (version, state, entry.get("seat"))
+    point = (version, entry.get("seat"))
     barrier = kind == SETUP or entry.get("drew") or entry.get("reveal")
-    checkpoints = [point] if barrier else folded.checkpoints + [point]
+    checkpoints = [point] if barrier else (folded.checkpoints + [point])[-MAX_UNDO_DEPTH - 1:]
     return Folded(
         state=state,
         version=version,

@@ -36,8 +36,8 @@ def plan_undo(folded: Folded, seat: int, steps: int = 1) -> UndoPlan:
     """Decide how ``seat`` may undo its last ``steps`` steps, or raise a Conflict."""
     if steps < 1:
         raise Conflict("Undo at least one step.", code="bad-undo-steps")
-    points = folded.checkpoints  # [(version, state, seat)], the first is the last barrier
-    own = [i for i, p in enumerate(points) if i > 0 and p[2] == seat]
+    points = folded.checkpoints  # [(version, seat)], the first is the last barrier
+    own = [i for i, p in enumerate(points) if i > 0 and p[1] == seat]
     if len(own) < steps:
         if seat not in folded.movers:
             raise Conflict("You have no step to undo.", code="nothing-to-undo")
@@ -48,13 +48,15 @@ def plan_undo(folded: Folded, seat: int, steps: int = 1) -> UndoPlan:
     first = own[-steps]
     target = points[first - 1][0]
     undone = points[first:]
-    others = tuple(sorted({p[2] for p in undone if p[2] != seat and p[2] is not None}))
+    others = tuple(sorted({p[1] for p in undone if p[1] != seat and p[1] is not None}))
     return UndoPlan(APPLY if not others else REQUEST, target, tuple(p[0] for p in undone), others)
 
 
-def undo_entry(seat: int, plan: UndoPlan, request_id: str | None = None) -> dict:
+def undo_entry(seat: int, plan: UndoPlan, target_state, request_id: str | None = None) -> dict:
+    """The compensating entry. It carries the state at ``plan.target`` (never shown
+    to clients while the match runs: it holds hidden information)."""
     entry = {"kind": "undo", "seat": seat, "target": plan.target, "undoes": list(plan.undoes),
-             "events": [], "drew": False, "reveal": False}
+             "state": target_state, "events": [], "drew": False, "reveal": False}
     if request_id:
         entry["request"] = request_id
     return entry

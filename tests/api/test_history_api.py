@@ -70,6 +70,7 @@ def test_self_undo_within_a_turn_applies_at_once(h):
     entries = h.get(f"/api/matches/{m}/events").get_json()["entries"]
     assert [(e["kind"], e["undone"]) for e in entries] == [("setup", False), ("move", True), ("undo", False)]
     assert entries[2]["target"] == 1
+    assert "state" not in entries[2], "the restored state holds hidden information: never in history"
 
 
 def test_undo_request_approved_by_the_other_human(h):

@@ -58,7 +58,7 @@ def test_undo_returns_to_the_checkpoint_and_marks_the_cancelled_versions(nim):
         folded = decider.apply_entry(nim, folded, entry)
         states[v] = folded.state
         entries.append(entry)
-    undo = {"kind": "undo", "version": 4, "target": 2, "seat": 1 - turn, "events": []}
+    undo = {"kind": "undo", "version": 4, "target": 2, "seat": 1 - turn, "events": [], "state": states[2]}
     after = decider.apply_entry(nim, folded, undo)
     assert after.state == states[2] and after.undone == {3} and after.version == 4
     assert decider.fold(nim, entries + [undo]).state == states[2]

@@ -25,7 +25,7 @@ class Match:
 
     def undo(self, seat, steps=1):
         plan = plan_undo(self.folded, seat, steps)
-        self._add(undo_entry(seat, plan))
+        self._add(undo_entry(seat, plan, self.states[plan.target]))
         return plan
 
     def _add(self, entry):
@@ -109,3 +109,19 @@ def test_property_random_undos_fold_to_the_live_state_at_every_version(seed):
         live[m.folded.version] = m.folded.state
     for version in range(1, m.folded.version + 1):
         assert decider.fold(GAME, m.entries[:version]).state == live[version]
+
+
+def test_undo_depth_is_bounded():
+    from service.core.decider import MAX_UNDO_DEPTH
+    from service.testing.dice import DiceRace
+
+    game = DiceRace()
+    entry = decider.setup_entry(game, 2, game.load_options({"goal": 100}), "seed")
+    folded = decider.apply_entry(game, Folded(), {**entry, "version": 1})
+    for v in range(2, 2 + MAX_UNDO_DEPTH + 50):
+        seat = game.active_seats(folded.state)[0]
+        step = decider.decide(game, folded, seat, {"type": "step"}, "seed")
+        folded = decider.apply_entry(game, folded, {**step, "version": v})
+        if game.outcome(folded.state) is not None:
+            break
+    assert len(folded.checkpoints) <= MAX_UNDO_DEPTH + 1
