@@ -65,18 +65,20 @@ def step(game, state, seat, move, seed=0):
 
 def census(state):
     """How often each card id appears across every place a card can be."""
-    where = Counter(state["deck"]) + Counter(state["discard"]) + Counter(state["out"])
+    seen = [*state["deck"], *state["discard"], *state["out"], *state["removed"]]
     for hand in state["hands"]:
-        where.update(hand)
+        seen += hand
     for row in state["rows"]:
         for e in row:
-            where.update(c for c in (e["id"], (e["atk"] or {}).get("id"),
-                                     (e["amb"] or {}).get("id")) if c)
+            seen.append(e["id"])
+            if e["atk"] is not None:
+                seen.append(e["atk"]["id"])
+            if e["amb"] is not None:
+                seen.append(e["amb"]["id"])
     for t in state["tucked"]:
-        where.update(t)
-    where.update(h for h in state["homeworlds"] if h)
-    where.update(state["removed"])
-    return where
+        seen += t
+    seen += [h for h in state["homeworlds"] if h]
+    return Counter(seen)
 
 
 def all_card_ids(state):
