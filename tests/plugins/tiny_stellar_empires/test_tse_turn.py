@@ -381,3 +381,38 @@ def test_T27_both_empty_draws_are_skipped():
     state = {**state, "deck": [], "discard": [], "out": state["deck"]}
     state, _ = step(G, state, 0, {"type": "end_turn"})
     assert state["hands"][0] == ["E30"] and state["cur"] == 1
+
+
+def test_T21_red_card_stays_until_an_ambassador_removes_it_from_the_game():
+    row = [entry("E01/A", atk=("R01", "invasion"))]
+    state = position(hands=[["E30"], ["G01", "E31"]], rows=[[], row], phase="ambassador")
+    for seat, move in ((0, {"type": "end_turn"}), (1, {"type": "exchange", "cards": []}),
+                       (1, {"type": "skip_empire"}), (1, {"type": "end_attacks"})):
+        state, _ = step(G, state, seat, move)
+    assert state["rows"][1][0]["atk"] == {"id": "R01", "mode": "invasion"}  # still there
+    state, _ = step(G, state, 1, {"type": "ambassador", "card": "G01", "target": "E01", "end": 0})
+    assert state["rows"][1][0]["atk"] is None and state["out"] == ["R01"]
+    assert "R01" not in state["discard"] and "R01" not in state["deck"]
+
+
+def test_T35_look_applies_to_the_exchange_draw():
+    state = position(hands=[["E30", "E31", "E32", "E34", "E36"], []], rows=[["E14/B"], []],
+                     deck=["E01", "E03", "E04"])
+    state, events = step(G, state, 0, {"type": "exchange", "cards": ["E30"]})
+    assert [e["cards"] for e in events if e["type"] == "drew"] == [["E01", "E03"]]
+    state, _ = step(G, state, 0, {"type": "look_bottom", "cards": ["E01"]})
+    assert "E03" in state["hands"][0] and state["deck"][-1] == "E01" and state["phase"] == "empire"
+
+
+def test_describe_and_evaluate_hooks():
+    folded, entries = play_random_match(G, 2, "describe", thorough=False)
+    for entry_ in entries:
+        for event in entry_["events"]:
+            text = G.describe(G.redact(event, 0), 0, ["Ana", "Ben"])
+            assert isinstance(text, str) and text
+    took = {"type": "took", "seat": 0, "from": 1, "card": None}
+    assert G.describe(took, None, ["Ana", "Ben"]) == "Ana takes a card from Ben."
+    state = folded.state
+    scores = G.outcome(state)["scores"]
+    assert G.evaluate(state, 0) - G.evaluate(state, 1) == pytest.approx(
+        2 * (scores[0] - scores[1]) + 0.25 * (len(state["hands"][0]) - len(state["hands"][1])))
