@@ -1,0 +1,153 @@
+"""Phase 3, changing the sky (SAR-B6), and the worked examples 1-4 and 15."""
+import pytest
+
+from plugins.stars_are_right.matcher import pack_sky, visible
+from plugins.stars_are_right.scenario import S0, position, step, steps, up_codes
+from plugins.stars_are_right.sky import legal_actions
+from service.plugin_api import IllegalMove
+
+NO_MIRROR = {"allow_mirror": False, "dark_cells_may_overhang": False}
+
+
+def sky_phase(**pool):
+    return position(2, hands=[[], []], phase="sky", pool=pool, invoked=36)
+
+
+def row(state, r):
+    return up_codes(state)[5 * r: 5 * r + 5]
+
+
+def refused(state, move, code="no-cancel"):
+    with pytest.raises(IllegalMove) as err:
+        step(state, 0, move)
+    assert err.value.code == code
+    return err.value
+
+
+def test_example_1_B6_2_push_with_wrap_around():
+    state, _ = step(sky_phase(P=1), 0, {"type": "push", "line": "row", "index": 0, "direction": "left"})
+    assert row(state, 0) == ["3", "1", "V", "Wn", "2"]
+    assert state["sky"][:5] == [1, 7, 12, 15, 0]
+    assert visible(14, pack_sky(state["sky"], state["faces"]), NO_MIRROR)
+
+
+def test_B6_2_push_right_and_columns():
+    state, _ = step(sky_phase(P=2), 0, {"type": "push", "line": "row", "index": 2, "direction": "right"})
+    assert state["sky"][10:15] == [19, 2, 24, 3, 16]  # [A,B,C,D,E] -> [E,A,B,C,D]
+    state, _ = step(state, 0, {"type": "push", "line": "col", "index": 0, "direction": "down"})
+    assert [state["sky"][5 * r] for r in range(5)] == [20, 0, 8, 19, 22]
+
+
+def test_example_2_B6_3_swap_adjacency():
+    state = sky_phase(S=1)
+    legal = legal_actions(state)
+    assert {"type": "swap", "cells": [4, 9]} in legal      # (0,4)-(1,4)
+    assert {"type": "swap", "cells": [16, 21]} in legal    # (3,1)-(4,1)
+    refused(state, {"type": "swap", "cells": [4, 0]}, "not-adjacent")   # no wrap
+    refused(state, {"type": "swap", "cells": [0, 6]}, "not-adjacent")   # diagonal
+    state, _ = step(state, 0, {"type": "swap", "cells": [16, 21]})
+    assert row(state, 3) == ["Se", "3", "4", "4", "2"]
+    assert row(state, 4) == ["Me", "1", "V", "Wn", "2"]
+    assert visible(14, pack_sky(state["sky"], state["faces"]), NO_MIRROR)
+
+
+def test_B6_2_to_B6_4_action_counts():
+    state = sky_phase(P=1, S=1, F=1)
+    legal = legal_actions(state)
+    assert sum(m["type"] == "push" for m in legal) == 20
+    assert sum(m["type"] == "swap" for m in legal) == 40
+    assert sum(m["type"] == "flip" for m in legal) == 25
+    assert len(legal_actions(sky_phase(S=2))) == 40  # B6.1: only symbols in the pool
+
+
+def test_example_3_B6_4_B6_5a_flip_once_per_tile():
+    state, _ = step(sky_phase(F=2, S=1), 0, {"type": "flip", "cell": 6})
+    assert up_codes(state)[6] == "Se" and state["sky"][6] == 21
+    state, _ = step(state, 0, {"type": "swap", "cells": [6, 7]})  # tile 21 moves to (1,2)
+    assert state["sky"][7] == 21
+    refused(state, {"type": "flip", "cell": 7})
+    assert {"type": "flip", "cell": 7} not in legal_actions(state)
+
+
+def test_example_4_B6_5b_push_back_is_rejected():
+    state, _ = step(sky_phase(P=2), 0, {"type": "push", "line": "row", "index": 2, "direction": "right"})
+    refused(state, {"type": "push", "line": "row", "index": 2, "direction": "left"})
+
+
+def test_example_4_B6_5c_same_pair_swapped_twice_is_rejected():
+    state, _ = step(sky_phase(S=2), 0, {"type": "swap", "cells": [0, 1]})
+    refused(state, {"type": "swap", "cells": [0, 1]})
+
+
+def test_example_4_B6_5d_fifth_push_recreates_the_start():
+    state = steps(sky_phase(P=5), 0, [{"type": "push", "line": "row", "index": 0,
+                                       "direction": "right"}] * 4)
+    refused(state, {"type": "push", "line": "row", "index": 0, "direction": "right"})
+
+
+def test_example_4_B6_5d_swaps_restoring_S0_are_rejected():
+    state, _ = step(sky_phase(P=1, S=4), 0,
+                    {"type": "push", "line": "row", "index": 0, "direction": "right"})
+    assert row(state, 0) == ["Wn", "2", "3", "1", "V"]
+    state = steps(state, 0, [{"type": "swap", "cells": [0, 1]}, {"type": "swap", "cells": [1, 2]},
+                             {"type": "swap", "cells": [2, 3]}])
+    assert row(state, 0) == ["2", "3", "1", "Wn", "V"]
+    err = refused(state, {"type": "swap", "cells": [3, 4]})
+    assert "B6.5d" in err.message
+
+
+def test_B6_5_no_cancel_checks_option_abd_allows_a_repeated_pair():
+    moves = [{"type": "swap", "cells": [0, 1]},
+             {"type": "push", "line": "row", "index": 0, "direction": "right"},
+             {"type": "swap", "cells": [1, 2]}]  # tiles 1 and 0 again, on new cells
+    state = position(2, hands=[[], []], phase="sky", pool={"S": 2, "P": 1}, invoked=36)
+    state = steps(state, 0, moves[:2])
+    refused(state, moves[2])
+    state = position(2, hands=[[], []], phase="sky", pool={"S": 2, "P": 1}, invoked=36,
+                     options={"no_cancel_checks": "abd"})
+    state = steps(state, 0, moves)
+    assert state["phase"] == "summon"
+
+
+def test_B6_1_every_symbol_must_be_carried_out_before_summoning():
+    state = sky_phase(P=1, F=1)
+    refused(state, {"type": "skip_summon"}, "wrong-phase")
+    refused(state, {"type": "push", "line": "row", "index": 0, "direction": "up"}, "bad-direction")
+    state, _ = step(state, 0, {"type": "flip", "cell": 0})
+    refused(state, {"type": "flip", "cell": 1}, "symbol-not-in-pool")
+    assert state["phase"] == "sky"
+
+
+def test_B6_6_symbol_without_legal_action_is_forfeited():
+    state = sky_phase(P=1, F=1)
+    state["nc"]["flipped"] = list(range(25))  # artificially: every tile already flipped
+    state, events = step(state, 0, {"type": "push", "line": "row", "index": 0, "direction": "right"})
+    assert [e["type"] for e in events] == ["pushed", "symbol_forfeited"]
+    assert events[1]["symbol"] == "F"
+    assert state["phase"] == "summon" and state["pool"] == {"P": 0, "S": 0, "F": 0}
+
+
+def test_B6_7_invoked_card_is_discarded_when_the_pool_is_empty():
+    state, _ = step(sky_phase(F=1), 0, {"type": "flip", "cell": 0})
+    assert state["invoked"] is None and state["discard"] == [36]
+    assert state["phase"] == "summon" and state["nc"] is None
+
+
+def test_example_15_B5_10_B6_6_maximum_pool():
+    state = position(2, hands=[[10], []], tables=[[1, 4, 7, 13, 16, 19], []])
+    state, _ = step(state, 0, {"type": "invoke", "card": 10})
+    for creature in (1, 4, 7, 13, 16, 19):
+        state, _ = step(state, 0, {"type": "use_service", "creature": creature})
+    assert state["pool"] == {"P": 12, "S": 0, "F": 0}
+    state, _ = step(state, 0, {"type": "end_services"})
+    skies = [list(state["sky"])]
+    for r in range(3):
+        for _ in range(4):
+            state, _ = step(state, 0, {"type": "push", "line": "row", "index": r, "direction": "right"})
+            skies.append(list(state["sky"]))
+    assert len({tuple(s) for s in skies}) == 13  # every state differs from all earlier ones
+    assert state["phase"] == "summon" and state["discard"] == [10]
+    # Each row pushed right 4 times equals one push left.
+    start = position(2)["sky"]
+    for r in range(3):
+        assert state["sky"][5 * r: 5 * r + 5] == start[5 * r + 1: 5 * r + 5] + start[5 * r: 5 * r + 1]
