@@ -1,4 +1,5 @@
 """Tiny Stellar Empires (2014), a gameroom plugin. See README.md in this folder."""
+
 from service.plugin_api import hookimpl
 
 from .game import TinyStellarEmpires

@@ -10,6 +10,7 @@ state so that replay never reads a file again.
 A file that breaks the schema raises :class:`CardSetError` whose message names
 the card id and the field (``card E05, field 'halves.A.points': ...``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
 DEFAULT_CARD_SET = "tiny-stellar-empires.json"
 SCHEMA_ID = "tiny-stellar-empires/1"
@@ -28,11 +29,22 @@ COUNTS = {"empire_cards": 42, "attack_cards": 5, "ambassador_cards": 3, "homewor
 
 #: The ability kinds the engine implements (TSE-T29..T44), with their timing.
 ABILITY_TIMINGS = {
-    "plus1": "end_game", "plus2": "end_game", "double": "end_game",
-    "ambassador_bonus": "end_game", "trade_routes": "end_game",
-    "protection": "ongoing", "look": "ongoing", "discount": "ongoing",
-    "take": "one_shot", "discard": "one_shot", "thrive": "one_shot", "threat": "one_shot",
-    "info": "one_shot", "rebirth": "one_shot", "bully": "one_shot", "loss": "one_shot",
+    "plus1": "end_game",
+    "plus2": "end_game",
+    "double": "end_game",
+    "ambassador_bonus": "end_game",
+    "trade_routes": "end_game",
+    "protection": "ongoing",
+    "look": "ongoing",
+    "discount": "ongoing",
+    "take": "one_shot",
+    "discard": "one_shot",
+    "thrive": "one_shot",
+    "threat": "one_shot",
+    "info": "one_shot",
+    "rebirth": "one_shot",
+    "bully": "one_shot",
+    "loss": "one_shot",
 }
 #: The secret-mission types the engine can evaluate (TSE-T48).
 MISSION_TYPES = ("warmonger", "wormholes_in_row", "ability_kinds_shown", "distinct_symbols")
@@ -43,6 +55,7 @@ class CardSetError(ValueError):
 
 
 # -- structural schemas -------------------------------------------------------
+
 
 class _Half(Schema):
     points = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
@@ -98,8 +111,11 @@ class _Mission(Schema):
     id = fields.String(required=True)
     type = fields.String(required=True, validate=validate.OneOf(MISSION_TYPES))
     symbol = fields.String()
-    tiers = fields.List(fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2)),
-                        required=True, validate=validate.Length(min=1))
+    tiers = fields.List(
+        fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2)),
+        required=True,
+        validate=validate.Length(min=1),
+    )
 
 
 class _Homeworld(Schema):
@@ -116,17 +132,22 @@ class _Constants(Schema):
     class Meta:
         unknown = "include"
 
-    turns_per_player = fields.Dict(keys=fields.String(validate=validate.OneOf(["2", "3", "4"])),
-                                   values=fields.Integer(strict=True, validate=validate.Range(1, 20)),
-                                   required=True)
+    turns_per_player = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["2", "3", "4"])),
+        values=fields.Integer(strict=True, validate=validate.Range(1, 20)),
+        required=True,
+    )
     hand_size = fields.Integer(required=True, strict=True, validate=validate.Range(1, 10))
     exchange_max = fields.Integer(required=True, strict=True, validate=validate.Range(0, 5))
-    wormhole_route_value = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    wormhole_route_value = fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=0)
+    )
     majority_vp = fields.Dict(required=True)
     symbol_weights = fields.Dict(required=True)
     tucked_card_vp = fields.Integer(required=True, strict=True)
-    minimum_empire_cost_after_discounts = fields.Integer(required=True, strict=True,
-                                                         validate=validate.Range(0, 4))
+    minimum_empire_cost_after_discounts = fields.Integer(
+        required=True, strict=True, validate=validate.Range(0, 4)
+    )
 
 
 class _File(Schema):
@@ -169,6 +190,7 @@ def _check(schema, data, what):
 
 # -- validation -------------------------------------------------------------------
 
+
 def validate_data(data) -> None:
     """Check a parsed card file (TSE-T1 and section 9); raise :class:`CardSetError`."""
     if not isinstance(data, dict):
@@ -185,15 +207,24 @@ def validate_data(data) -> None:
         known_abilities[aid] = ability["timing"]
     for group, count in COUNTS.items():
         if len(data[group]) != count:
-            raise CardSetError(f"card set, field '{group}': needs exactly {count} cards (TSE-T1), "
-                               f"found {len(data[group])}")
+            raise CardSetError(
+                f"card set, field '{group}': needs exactly {count} cards (TSE-T1), "
+                f"found {len(data[group])}"
+            )
     seen = set()
-    plan = [("empire_cards", _Empire), ("attack_cards", _Attack),
-            ("ambassador_cards", _Ambassador), ("homeworld_cards", _Homeworld)]
+    plan = [
+        ("empire_cards", _Empire),
+        ("attack_cards", _Attack),
+        ("ambassador_cards", _Ambassador),
+        ("homeworld_cards", _Homeworld),
+    ]
     for group, schema in plan:
         for i, card in enumerate(data[group]):
-            cid = card.get("id") if isinstance(card, dict) and isinstance(card.get("id"), str) \
+            cid = (
+                card.get("id")
+                if isinstance(card, dict) and isinstance(card.get("id"), str)
                 else f"{group}[{i}]"
+            )
             _check(schema, card, f"card {cid}")
             if cid in seen:
                 _fail(cid, "id", "duplicate card id")
@@ -228,6 +259,7 @@ def _check_empire(card, symbols, abilities):
 
 # -- compact form ----------------------------------------------------------------------
 
+
 def compact(data) -> dict:
     """The part of a validated card file the rules need, as plain JSON data."""
     rc = data["rules_constants"]
@@ -237,7 +269,8 @@ def compact(data) -> dict:
     for card in data["empire_cards"]:
         routes = card["routes"]
         empire[card["id"]] = {
-            "kind": card["kind"], "cost": card["cost"],
+            "kind": card["kind"],
+            "cost": card["cost"],
             "routes": None if routes is None else [routes["a_left"], routes["a_right"]],
             "A": {k: card["halves"]["A"][k] for k in ("points", "symbols", "ability")},
             "B": {k: card["halves"]["B"][k] for k in ("points", "symbols", "ability")},
@@ -251,19 +284,29 @@ def compact(data) -> dict:
         "empire": empire,
         "attack": {c["id"]: c["extra_cost"] for c in data["attack_cards"]},
         "ambassador": {c["id"]: list(c["ends"]) for c in data["ambassador_cards"]},
-        "homeworld": {c["id"]: {"main": c["main_symbol"],
-                                "mission": {"type": c["mission"]["type"],
-                            "symbol": c["mission"].get("symbol", "military"),
-                                            "tiers": [list(t) for t in c["mission"]["tiers"]]}}
-                      for c in data["homeworld_cards"]},
+        "homeworld": {
+            c["id"]: {
+                "main": c["main_symbol"],
+                "mission": {
+                    "type": c["mission"]["type"],
+                    "symbol": c["mission"].get("symbol", "military"),
+                    "tiers": [list(t) for t in c["mission"]["tiers"]],
+                },
+            }
+            for c in data["homeworld_cards"]
+        },
         "names": {c["id"]: c["name"] for g in COUNTS for c in data[g]},
         "rules": {
             "turns": {str(k): v for k, v in rc["turns_per_player"].items()},
-            "hand_size": rc["hand_size"], "exchange_max": rc["exchange_max"],
+            "hand_size": rc["hand_size"],
+            "exchange_max": rc["exchange_max"],
             "wormhole": rc["wormhole_route_value"],
             "majority": [maj.get("sole_leader", 2), maj.get("tied_leader", 1)],
-            "weights": [weights.get("empire_card_symbol", 1), weights.get("ambassador_symbol", 2),
-                        weights.get("homeworld_main_symbol", 3)],
+            "weights": [
+                weights.get("empire_card_symbol", 1),
+                weights.get("ambassador_symbol", 2),
+                weights.get("homeworld_main_symbol", 3),
+            ],
             "tucked_vp": rc["tucked_card_vp"],
             "min_cost": rc["minimum_empire_cost_after_discounts"],
         },
@@ -283,8 +326,10 @@ def read_text(spec: str) -> str:
         try:
             return resources.files(package).joinpath(resource).read_text(encoding="utf-8")
         except (ModuleNotFoundError, FileNotFoundError, IsADirectoryError, TypeError) as exc:
-            raise CardSetError(f"card_set: cannot read {resource!r} from package {package!r} "
-                               f"({type(exc).__name__})") from None
+            raise CardSetError(
+                f"card_set: cannot read {resource!r} from package {package!r} "
+                f"({type(exc).__name__})"
+            ) from None
     if "/" not in spec and "\\" not in spec:
         packaged = resources.files(__package__).joinpath("data", spec)
         if packaged.is_file():

@@ -4,14 +4,34 @@ Each handler checks its move against the rules, raising ``IllegalMove`` with
 a stable rule code, then emits events through a :class:`~.flow.Flow`.
 Messages never mention hidden cards.
 """
+
 from __future__ import annotations
 
 from service.plugin_api import IllegalMove
 
-from .flow import CARD_TARGET, PLAYER_TARGET, Flow, after_look, after_payment, draw, finish_turn, resolve
+from .flow import (
+    CARD_TARGET,
+    PLAYER_TARGET,
+    Flow,
+    after_look,
+    after_payment,
+    draw,
+    finish_turn,
+    resolve,
+)
 from .moves import active_seats, ability_targets
-from .rules import (ability, ambassador_targets, attack_opponents, attackable, deferred_sources,
-                    effective_cost, empire_plays, find, fits, turns_left)
+from .rules import (
+    ability,
+    ambassador_targets,
+    attack_opponents,
+    attackable,
+    deferred_sources,
+    effective_cost,
+    empire_plays,
+    find,
+    fits,
+    turns_left,
+)
 
 #: Which steps each phase accepts (deferred ``use_ability`` is checked apart).
 PHASE_STEPS = {
@@ -29,6 +49,7 @@ BETWEEN_STEPS = ("exchange", "empire", "attack", "ambassador")
 
 
 # -- shape checks -----------------------------------------------------------------------
+
 
 def _str(move, key):
     value = move.get(key)
@@ -70,6 +91,7 @@ def _player(state, move, seat):
 
 # -- steps ---------------------------------------------------------------------------------
 
+
 def _exchange(flow, seat, move):
     cards = _cards(move)
     if len(cards) > flow.state["set"]["rules"]["exchange_max"]:
@@ -86,7 +108,9 @@ def _declare_stuck(flow, seat, move):
         raise IllegalMove("not-stuck", "You can still play an empire card (TSE-T26).")
     flow.emit({"type": "stuck", "seat": seat, "cards": list(state["hands"][seat]), "reveal": True})
     if state["opts"]["stuck_redraw"] == "immediate":
-        if draw(flow, seat, state["set"]["rules"]["hand_size"], "stuck", look=True, then="end_stuck"):
+        if draw(
+            flow, seat, state["set"]["rules"]["hand_size"], "stuck", look=True, then="end_stuck"
+        ):
             return
     finish_turn(flow)
 
@@ -97,7 +121,9 @@ def _look_bottom(flow, seat, move):
     if any(c not in pending["drawn"] for c in cards):
         raise IllegalMove("not-drawn", "Choose among the cards you just drew (TSE-T35).")
     if len(cards) != pending["count"]:
-        raise IllegalMove("look-wrong-count", f"Put exactly {pending['count']} card(s) on the bottom.")
+        raise IllegalMove(
+            "look-wrong-count", f"Put exactly {pending['count']} card(s) on the bottom."
+        )
     flow.emit({"type": "looked", "seat": seat, "cards": cards})
     after_look(flow, pending["then"])
 
@@ -111,11 +137,15 @@ def _play_empire(flow, seat, move):
     if cid not in state["set"]["empire"]:
         raise IllegalMove("not-an-empire-card", "Only empire cards go into the row (TSE-T16).")
     if not fits(state, state["rows"][seat], cid, orientation):
-        raise IllegalMove("route-mismatch", "The trade routes do not match the last card (TSE-T10).")
+        raise IllegalMove(
+            "route-mismatch", "The trade routes do not match the last card (TSE-T10)."
+        )
     cost = effective_cost(state, seat, cid)
     if len(state["hands"][seat]) - 1 < cost:
         raise IllegalMove("cannot-afford", f"This card costs {cost} cards (TSE-T17, T18).")
-    flow.emit({"type": "played", "seat": seat, "card": cid, "orientation": orientation, "cost": cost})
+    flow.emit(
+        {"type": "played", "seat": seat, "card": cid, "orientation": orientation, "cost": cost}
+    )
 
 
 def _skip_empire(flow, seat, move):
@@ -138,7 +168,9 @@ def _use_ability(flow, seat, move):
     source = _str(move, "source")
     if state["phase"] == "ability":
         if source != state["pending"]["source"]:
-            raise IllegalMove("ability-not-available", "Resolve the ability of the card just played.")
+            raise IllegalMove(
+                "ability-not-available", "Resolve the ability of the card just played."
+            )
         ret = state["pending"]["return"]
     elif source in deferred_sources(state, seat):
         ret = state["phase"]
@@ -170,9 +202,12 @@ def _threat_discard(flow, seat, move):
     cards = _cards(move)
     _in_hand(flow.state, seat, cards)
     if len(cards) != pending["count"]:
-        raise IllegalMove("threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40).")
-    flow.emit({"type": "discarded", "seat": seat, "cards": cards, "reason": "threat",
-               "by": pending["by"]})
+        raise IllegalMove(
+            "threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40)."
+        )
+    flow.emit(
+        {"type": "discarded", "seat": seat, "cards": cards, "reason": "threat", "by": pending["by"]}
+    )
     draw(flow, seat, len(cards), "threat")
     flow.phase(pending["return"])
 
@@ -204,21 +239,37 @@ def _attack(flow, seat, move):
     if turns_left(state, player) <= 0:
         raise IllegalMove("player-finished", "That player has finished their turns (TSE-T28).")
     if player not in attack_opponents(state, seat):
-        raise IllegalMove("attack-limit", "No more attacks this turn (option max_attacks_per_turn).")
+        raise IllegalMove(
+            "attack-limit", "No more attacks this turn (option max_attacks_per_turn)."
+        )
     row = state["rows"][player]
     i = find(row, target)
     if i < 0:
         raise IllegalMove("target-not-in-row", "That card is not in that player's row.")
     if target not in attackable(state, player):
         entry = row[i]
-        code = ("target-attacked" if entry["atk"] else "target-has-ambassador" if entry["amb"]
-                else "target-protected")
+        code = (
+            "target-attacked"
+            if entry["atk"]
+            else "target-has-ambassador"
+            if entry["amb"]
+            else "target-protected"
+        )
         raise IllegalMove(code, "That card cannot be attacked (TSE-T20, T24, T34).")
     extra = state["set"]["attack"][red]
     if len(state["hands"][seat]) - 1 < extra:
         raise IllegalMove("cannot-afford", "An attack costs 1 extra discard (TSE-T20).")
-    flow.emit({"type": "attacked", "seat": seat, "card": red, "player": player, "target": target,
-               "mode": mode, "cost": extra})
+    flow.emit(
+        {
+            "type": "attacked",
+            "seat": seat,
+            "card": red,
+            "player": player,
+            "target": target,
+            "mode": mode,
+            "cost": extra,
+        }
+    )
     if extra == 0:
         after_payment(flow)
 
@@ -240,10 +291,21 @@ def _ambassador(flow, seat, move):
         raise IllegalMove(code, "That card cannot take an ambassador (TSE-T22, T24).")
     cost = state["ambs"]
     if len(state["hands"][seat]) - 1 < cost:
-        raise IllegalMove("cannot-afford", f"This ambassador costs {cost} extra discards (TSE-T22).")
+        raise IllegalMove(
+            "cannot-afford", f"This ambassador costs {cost} extra discards (TSE-T22)."
+        )
     removed = row[i]["atk"]["id"] if row[i]["atk"] else None
-    flow.emit({"type": "ambassador_placed", "seat": seat, "card": green, "target": target,
-               "end": end, "removed": removed, "cost": cost})
+    flow.emit(
+        {
+            "type": "ambassador_placed",
+            "seat": seat,
+            "card": green,
+            "target": target,
+            "end": end,
+            "removed": removed,
+            "cost": cost,
+        }
+    )
     if cost == 0:
         after_payment(flow)
 
@@ -260,11 +322,20 @@ def _end_turn(flow, seat, move):
 
 
 HANDLERS = {
-    "exchange": _exchange, "declare_stuck": _declare_stuck, "look_bottom": _look_bottom,
-    "play_empire": _play_empire, "skip_empire": _skip_empire, "pay": _pay,
-    "use_ability": _use_ability, "decline_ability": _decline_ability,
-    "threat_discard": _threat_discard, "loss_discard": _loss_discard, "attack": _attack,
-    "ambassador": _ambassador, "end_attacks": _end_attacks, "end_turn": _end_turn,
+    "exchange": _exchange,
+    "declare_stuck": _declare_stuck,
+    "look_bottom": _look_bottom,
+    "play_empire": _play_empire,
+    "skip_empire": _skip_empire,
+    "pay": _pay,
+    "use_ability": _use_ability,
+    "decline_ability": _decline_ability,
+    "threat_discard": _threat_discard,
+    "loss_discard": _loss_discard,
+    "attack": _attack,
+    "ambassador": _ambassador,
+    "end_attacks": _end_attacks,
+    "end_turn": _end_turn,
 }
 
 

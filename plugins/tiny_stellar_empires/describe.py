@@ -1,4 +1,5 @@
 """One short sentence per (already redacted) event, for history views."""
+
 from __future__ import annotations
 
 
@@ -20,8 +21,11 @@ def describe(event, seat, names):
     if kind == "homeworlds_dealt":
         return "Homeworlds are dealt face down."
     if kind == "deck_formed":
-        source = {"setup": "The deck is shuffled.", "discard": "The discard pile is shuffled into a new deck.",
-                  "rebirth": f"{who()} shuffles discard pile and deck together (Rebirth)."}
+        source = {
+            "setup": "The deck is shuffled.",
+            "discard": "The discard pile is shuffled into a new deck.",
+            "rebirth": f"{who()} shuffles discard pile and deck together (Rebirth).",
+        }
         return source.get(event["source"], "A new deck is formed.")
     if kind == "drew":
         return f"{who()} draws {_cards(event['cards'], event.get('count'))}."
@@ -32,7 +36,9 @@ def describe(event, seat, names):
     if kind == "exchanged":
         return f"{who()} exchanges {_cards(event['cards'])}."
     if kind == "looked":
-        return f"{who()} puts {_cards(event['cards'], event.get('count'))} on the bottom of the deck."
+        return (
+            f"{who()} puts {_cards(event['cards'], event.get('count'))} on the bottom of the deck."
+        )
     if kind == "stuck":
         return f"{who()} cannot play and discards the hand: {_cards(event['cards'])}."
     if kind == "played":
@@ -41,8 +47,11 @@ def describe(event, seat, names):
         return f"{who()} pays with {event['card']}."
     if kind == "ability_used":
         target = event.get("player")
-        extra = f" on {names[target]}" if isinstance(target, int) else (
-            f" ({event['card']})" if event.get("card") else "")
+        extra = (
+            f" on {names[target]}"
+            if isinstance(target, int)
+            else (f" ({event['card']})" if event.get("card") else "")
+        )
         return f"{who()} uses {event['ability']} of {event['source']}{extra}."
     if kind == "ability_declined":
         return f"{who()} declines the ability of {event['source']}."

@@ -21,6 +21,7 @@ State layout (all JSON)::
 A row entry is ``{"id", "o": "A"|"B", "atk": {"id", "mode"}|None,
 "amb": {"id", "end"}|None, "used": bool, "t": turn placed}``.
 """
+
 from __future__ import annotations
 
 
@@ -71,13 +72,31 @@ def _bump(state, key, seat, by=1):
 def _started(_, ev):
     n = ev["num_seats"]
     return {
-        "set": ev["set"], "opts": ev["options"], "n": n,
-        "T": ev["set"]["rules"]["turns"][str(n)], "start": ev["start"], "cur": ev["start"],
-        "phase": "exchange", "pending": None,
-        "deck": [], "discard": [], "hands": [[] for _ in range(n)], "rows": [[] for _ in range(n)],
-        "tucked": [[] for _ in range(n)], "out": [], "homeworlds": [None] * n, "removed": [],
-        "turns": [0] * n, "reds": [0] * n, "bully": [0] * n, "stuck": [False] * n,
-        "attacked": [], "ambs": 0, "known": [], "bottom": [], "over": False,
+        "set": ev["set"],
+        "opts": ev["options"],
+        "n": n,
+        "T": ev["set"]["rules"]["turns"][str(n)],
+        "start": ev["start"],
+        "cur": ev["start"],
+        "phase": "exchange",
+        "pending": None,
+        "deck": [],
+        "discard": [],
+        "hands": [[] for _ in range(n)],
+        "rows": [[] for _ in range(n)],
+        "tucked": [[] for _ in range(n)],
+        "out": [],
+        "homeworlds": [None] * n,
+        "removed": [],
+        "turns": [0] * n,
+        "reds": [0] * n,
+        "bully": [0] * n,
+        "stuck": [False] * n,
+        "attacked": [],
+        "ambs": 0,
+        "known": [],
+        "bottom": [],
+        "over": False,
     }
 
 
@@ -133,8 +152,14 @@ def _stuck(s, ev):
 def _played(s, ev):
     seat = ev["seat"]
     _take_from_hand(s, seat, [ev["card"]])
-    entry = {"id": ev["card"], "o": ev["orientation"], "atk": None, "amb": None,
-             "used": False, "t": s["turns"][seat]}
+    entry = {
+        "id": ev["card"],
+        "o": ev["orientation"],
+        "atk": None,
+        "amb": None,
+        "used": False,
+        "t": s["turns"][seat],
+    }
     rows = list(s["rows"])
     rows[seat] = rows[seat] + [entry]
     s["rows"] = rows
@@ -228,13 +253,29 @@ def _game_over(s, ev):
 
 
 HANDLERS = {
-    "homeworlds_dealt": _homeworlds, "deck_formed": _deck_formed, "drew": _drew,
-    "turn_started": _turn_started, "phase": _phase, "exchanged": _exchanged, "looked": _looked,
-    "stuck": _stuck, "played": _played, "paid": _paid, "ability_used": _ability_used,
-    "ability_declined": _ability_declined, "took": _took, "discarded": _discarded,
-    "thrived": _thrived, "info_taken": _info_taken, "bullied": _bullied,
-    "loss_handed": _loss_handed, "loss_returned": _loss_returned, "attacked": _attacked,
-    "ambassador_placed": _ambassador_placed, "turn_ended": _turn_ended, "game_over": _game_over,
+    "homeworlds_dealt": _homeworlds,
+    "deck_formed": _deck_formed,
+    "drew": _drew,
+    "turn_started": _turn_started,
+    "phase": _phase,
+    "exchanged": _exchanged,
+    "looked": _looked,
+    "stuck": _stuck,
+    "played": _played,
+    "paid": _paid,
+    "ability_used": _ability_used,
+    "ability_declined": _ability_declined,
+    "took": _took,
+    "discarded": _discarded,
+    "thrived": _thrived,
+    "info_taken": _info_taken,
+    "bullied": _bullied,
+    "loss_handed": _loss_handed,
+    "loss_returned": _loss_returned,
+    "attacked": _attacked,
+    "ambassador_placed": _ambassador_placed,
+    "turn_ended": _turn_ended,
+    "game_over": _game_over,
 }
 
 

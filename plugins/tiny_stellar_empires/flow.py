@@ -4,6 +4,7 @@ A :class:`Flow` emits events one by one and folds each into a working copy of
 the state at once, so later decisions in the same step see their effect (a
 draw that empties the deck, then a reshuffle, then the rest of the draw).
 """
+
 from __future__ import annotations
 
 from .evolve import evolve
@@ -44,10 +45,15 @@ def draw(flow, seat, n, reason, look=False, then=None):
         if not state["deck"]:
             if not state["discard"]:
                 break  # TSE-T27: both empty, the remaining draws are skipped
-            flow.emit({"type": "deck_formed", "source": "discard",
-                       "deck": flow.rng.shuffled(state["discard"])})
+            flow.emit(
+                {
+                    "type": "deck_formed",
+                    "source": "discard",
+                    "deck": flow.rng.shuffled(state["discard"]),
+                }
+            )
             continue
-        cards = state["deck"][:want - len(drawn)]
+        cards = state["deck"][: want - len(drawn)]
         flow.emit({"type": "drew", "seat": seat, "cards": cards, "reason": reason, "reveal": True})
         drawn += cards
     to_bottom = len(drawn) - min(n, len(drawn))
@@ -116,35 +122,66 @@ def resolve(flow, seat, source, kind, player, card, ret):
         draw(flow, player, 1, "take")
     elif kind == "discard" and hand:
         cards = rng.sample(hand, min(2, len(hand)))
-        flow.emit({"type": "discarded", "seat": player, "cards": cards, "reason": "discard", "by": seat})
+        flow.emit(
+            {"type": "discarded", "seat": player, "cards": cards, "reason": "discard", "by": seat}
+        )
         draw(flow, player, len(cards), "discard")
     elif kind == "threat" and hand:
         # TSE-T40: the target chooses; the decision passes to them (an undo barrier).
-        flow.phase("threat", {"player": player, "count": min(4, len(hand)), "by": seat,
-                              "return": ret}, reveal=True)
+        flow.phase(
+            "threat",
+            {"player": player, "count": min(4, len(hand)), "by": seat, "return": ret},
+            reveal=True,
+        )
         return
     elif kind == "loss" and hand:
         cards = rng.sample(hand, min(3, len(hand)))
-        flow.emit({"type": "loss_handed", "seat": seat, "from": player, "cards": cards, "reveal": True})
+        flow.emit(
+            {"type": "loss_handed", "seat": seat, "from": player, "cards": cards, "reveal": True}
+        )
         flow.phase("loss", {"from": player, "cards": cards, "return": ret})
         return
     elif kind == "thrive":
         for owner, target, red in _reds(state):
             if red == card:
-                flow.emit({"type": "thrived", "seat": seat, "card": card, "owner": owner,
-                           "target": target})
+                flow.emit(
+                    {
+                        "type": "thrived",
+                        "seat": seat,
+                        "card": card,
+                        "owner": owner,
+                        "target": target,
+                    }
+                )
     elif kind == "info":
         public = state["opts"]["discard_pile_public"]
-        flow.emit({"type": "info_taken", "seat": seat, "card": card, "public": public,
-                   "reveal": not public})
+        flow.emit(
+            {
+                "type": "info_taken",
+                "seat": seat,
+                "card": card,
+                "public": public,
+                "reveal": not public,
+            }
+        )
     elif kind == "rebirth":
-        flow.emit({"type": "deck_formed", "source": "rebirth", "seat": seat,
-                   "deck": rng.shuffled(state["discard"] + state["deck"])})
+        flow.emit(
+            {
+                "type": "deck_formed",
+                "source": "rebirth",
+                "seat": seat,
+                "deck": rng.shuffled(state["discard"] + state["deck"]),
+            }
+        )
     elif kind == "bully":
         flow.emit({"type": "bullied", "seat": seat, "player": (seat + 1) % state["n"]})
     flow.phase(ret)
 
 
 def _reds(state):
-    return [(p, e["id"], e["atk"]["id"]) for p in range(state["n"])
-            for e in state["rows"][p] if e["atk"] is not None]
+    return [
+        (p, e["id"], e["atk"]["id"])
+        for p in range(state["n"])
+        for e in state["rows"][p]
+        if e["atk"] is not None
+    ]

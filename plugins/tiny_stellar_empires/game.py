@@ -4,6 +4,7 @@ The rules live in small modules: :mod:`.content` (card data), :mod:`.rules`
 (predicates), :mod:`.moves` (legal steps), :mod:`.decide` and :mod:`.flow`
 (events), :mod:`.evolve` (folding), :mod:`.scoring` and :mod:`.views`.
 """
+
 from __future__ import annotations
 
 from service.plugin_api import Game, GameInfo, GameSchemas
@@ -17,9 +18,17 @@ from .flow import Flow, draw
 from .schemas import Event, Move, Options, View
 from .scoring import result
 
-RULE_OPTIONS = ("empire_play_mandatory", "max_attacks_per_turn", "ambassador_targets",
-                "one_shot_timing", "trade_count", "discard_pile_public", "stuck_redraw",
-                "tie_breaker", "card_set")
+RULE_OPTIONS = (
+    "empire_play_mandatory",
+    "max_attacks_per_turn",
+    "ambassador_targets",
+    "one_shot_timing",
+    "trade_count",
+    "discard_pile_public",
+    "stuck_redraw",
+    "tie_breaker",
+    "card_set",
+)
 
 
 class TinyStellarEmpires(Game):
@@ -35,8 +44,8 @@ class TinyStellarEmpires(Game):
         # 3 ambassadors + 3 payments, deferred one-shots (<= 6 x 3), refill look.
         max_steps=2400,
         description="Build a row of empire cards whose trade routes match; raid, invade "
-                    "and send ambassadors; score cards, abilities, symbol majorities and "
-                    "a secret homeworld mission. (Card list reconstructed.)",
+        "and send ambassadors; score cards, abilities, symbol majorities and "
+        "a secret homeworld mission. (Card list reconstructed.)",
         simultaneous=False,
     )
 
@@ -53,10 +62,22 @@ class TinyStellarEmpires(Game):
         homes = rng.shuffled(list(cards["homeworld"]))
         deck = rng.shuffled([*cards["empire"], *cards["attack"], *cards["ambassador"]])
         flow = Flow(None, rng)
-        flow.emit({"type": "started", "set": cards, "options": opts, "num_seats": num_seats,
-                   "start": start})
-        flow.emit({"type": "homeworlds_dealt", "homeworlds": homes[:num_seats],
-                   "removed": homes[num_seats:]})
+        flow.emit(
+            {
+                "type": "started",
+                "set": cards,
+                "options": opts,
+                "num_seats": num_seats,
+                "start": start,
+            }
+        )
+        flow.emit(
+            {
+                "type": "homeworlds_dealt",
+                "homeworlds": homes[:num_seats],
+                "removed": homes[num_seats:],
+            }
+        )
         flow.emit({"type": "deck_formed", "source": "setup", "deck": deck})
         for seat in range(num_seats):
             draw(flow, seat, cards["rules"]["hand_size"], "deal")
@@ -91,6 +112,7 @@ class TinyStellarEmpires(Game):
 
     def describe(self, event, seat, names):
         from .describe import describe
+
         return describe(event, seat, names)
 
     # -- AI --------------------------------------------------------------------------------
@@ -99,6 +121,7 @@ class TinyStellarEmpires(Game):
         """Score lead over the best opponent (as if the game ended now), plus a
         little for cards in hand and turns still to play."""
         from .scoring import breakdown
+
         if state["over"]:
             scores = result(state)["scores"]
         else:

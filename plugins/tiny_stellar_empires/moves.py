@@ -1,11 +1,19 @@
 """Enumerating the legal atomic steps (spec section 9) for a seat."""
+
 from __future__ import annotations
 
 from itertools import combinations, permutations
 
-from .flow import CARD_TARGET, PLAYER_TARGET
-from .rules import (ability, ambassador_targets, attack_opponents, attackable, deferred_sources,
-                    empire_plays, find)
+from .flow import PLAYER_TARGET
+from .rules import (
+    ability,
+    ambassador_targets,
+    attack_opponents,
+    attackable,
+    deferred_sources,
+    empire_plays,
+    find,
+)
 
 
 def active_seats(state):
@@ -32,8 +40,10 @@ def _uses(state, seat, sources):
     for source in sources:
         row = state["rows"][seat]
         kind = ability(state, row[find(row, source)])
-        out += [{"type": "use_ability", "source": source, **t}
-                for t in ability_targets(state, seat, kind)]
+        out += [
+            {"type": "use_ability", "source": source, **t}
+            for t in ability_targets(state, seat, kind)
+        ]
     return out
 
 
@@ -43,11 +53,15 @@ def legal_moves(state, seat):
         return []
     phase, pending, hand = state["phase"], state["pending"], state["hands"][seat]
     if phase == "threat":
-        return [{"type": "threat_discard", "cards": list(c)}
-                for c in combinations(hand, pending["count"])]
+        return [
+            {"type": "threat_discard", "cards": list(c)}
+            for c in combinations(hand, pending["count"])
+        ]
     if phase == "look":
-        return [{"type": "look_bottom", "cards": list(c)}
-                for c in permutations(pending["drawn"], pending["count"])]
+        return [
+            {"type": "look_bottom", "cards": list(c)}
+            for c in permutations(pending["drawn"], pending["count"])
+        ]
     if phase == "pay":
         return [{"type": "pay", "card": c} for c in hand]
     if phase == "loss":
@@ -76,14 +90,25 @@ def legal_moves(state, seat):
             for p in attack_opponents(state, seat):
                 for target in attackable(state, p):
                     for mode in ("raid", "invasion"):
-                        moves.append({"type": "attack", "card": red, "player": p,
-                                      "target": target, "mode": mode})
+                        moves.append(
+                            {
+                                "type": "attack",
+                                "card": red,
+                                "player": p,
+                                "target": target,
+                                "mode": mode,
+                            }
+                        )
         moves.append({"type": "end_attacks"})
     elif phase == "ambassador":
         if len(hand) - 1 >= state["ambs"]:
             greens = [c for c in hand if c in state["set"]["ambassador"]]
             targets = ambassador_targets(state, seat)
-            moves += [{"type": "ambassador", "card": g, "target": t, "end": end}
-                      for g in greens for t in targets for end in (0, 1)]
+            moves += [
+                {"type": "ambassador", "card": g, "target": t, "end": end}
+                for g in greens
+                for t in targets
+                for end in (0, 1)
+            ]
         moves.append({"type": "end_turn"})
     return moves + _uses(state, seat, deferred_sources(state, seat))

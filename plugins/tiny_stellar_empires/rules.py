@@ -3,6 +3,7 @@
 The state layout is documented in :mod:`.evolve`. Every function here reads
 only the card data recorded in the state (``state["set"]``), never a file.
 """
+
 from __future__ import annotations
 
 ONE_SHOT, ONGOING, END_GAME = "one_shot", "ongoing", "end_game"
@@ -90,23 +91,32 @@ def empire_plays(state, seat):
 
 def attackable(state, player):
     """Row cards of ``player`` that a red card may target (TSE-T20, T24, T34)."""
-    return [e["id"] for e in state["rows"][player]
-            if e["atk"] is None and e["amb"] is None and printed_ability(state, e) != "protection"]
+    return [
+        e["id"]
+        for e in state["rows"][player]
+        if e["atk"] is None and e["amb"] is None and printed_ability(state, e) != "protection"
+    ]
 
 
 def attack_opponents(state, seat):
     """Opponents ``seat`` may still attack this turn (TSE-T20, T28, option max_attacks)."""
     if state["opts"]["max_attacks_per_turn"] == "1" and state["attacked"]:
         return []
-    return [p for p in range(state["n"])
-            if p != seat and p not in state["attacked"] and turns_left(state, p) > 0]
+    return [
+        p
+        for p in range(state["n"])
+        if p != seat and p not in state["attacked"] and turns_left(state, p) > 0
+    ]
 
 
 def ambassador_targets(state, seat):
     """Own row cards that may take an ambassador (TSE-T22, T24, option ambassador_targets)."""
     any_card = state["opts"]["ambassador_targets"] == "any_own_card"
-    return [e["id"] for e in state["rows"][seat]
-            if e["amb"] is None and (any_card or e["atk"] is not None)]
+    return [
+        e["id"]
+        for e in state["rows"][seat]
+        if e["amb"] is None and (any_card or e["atk"] is not None)
+    ]
 
 
 def find(row, cid):
@@ -119,8 +129,12 @@ def find(row, cid):
 
 def red_cards_in_play(state):
     """``[(owner, empire card, red card)]`` for every red card lying on a row."""
-    return [(p, e["id"], e["atk"]["id"]) for p in range(state["n"])
-            for e in state["rows"][p] if e["atk"] is not None]
+    return [
+        (p, e["id"], e["atk"]["id"])
+        for p in range(state["n"])
+        for e in state["rows"][p]
+        if e["atk"] is not None
+    ]
 
 
 def deferred_sources(state, seat):
@@ -128,6 +142,10 @@ def deferred_sources(state, seat):
     if state["opts"]["one_shot_timing"] != "any_own_turn":
         return []
     timings = state["set"]["abilities"]
-    return [e["id"] for e in state["rows"][seat]
-            if not e["used"] and e["t"] < state["turns"][seat]
-            and timings.get(ability(state, e)) == ONE_SHOT]
+    return [
+        e["id"]
+        for e in state["rows"][seat]
+        if not e["used"]
+        and e["t"] < state["turns"][seat]
+        and timings.get(ability(state, e)) == ONE_SHOT
+    ]

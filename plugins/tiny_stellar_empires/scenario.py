@@ -5,6 +5,7 @@ not placed explicitly goes to the deck (after any explicit ``deck`` cards),
 undealt homeworlds are removed. :func:`census` counts where every card is,
 for the card-conservation invariant.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -16,42 +17,90 @@ from .evolve import evolve
 from .schemas import Options
 
 
-
 def entry(spec, atk=None, amb=None, used=False, t=0):
     """A row entry from ``"E06/B"``; ``atk=("R01", "raid")``; ``amb=("G01", 1)``."""
     cid, o = spec.split("/") if "/" in spec else (spec, "A")
-    return {"id": cid, "o": o,
-            "atk": None if atk is None else {"id": atk[0], "mode": atk[1]},
-            "amb": None if amb is None else {"id": amb[0], "end": amb[1]},
-            "used": used, "t": t}
+    return {
+        "id": cid,
+        "o": o,
+        "atk": None if atk is None else {"id": atk[0], "mode": atk[1]},
+        "amb": None if amb is None else {"id": amb[0], "end": amb[1]},
+        "used": used,
+        "t": t,
+    }
 
 
-def position(n=2, *, hands=None, rows=None, homeworlds=None, deck=None, discard=None, tucked=None,
-             out=None, cur=0, start=0, phase="exchange", pending=None, turns=None, reds=None,
-             bully=None, options=None, cards=None):
+def position(
+    n=2,
+    *,
+    hands=None,
+    rows=None,
+    homeworlds=None,
+    deck=None,
+    discard=None,
+    tucked=None,
+    out=None,
+    cur=0,
+    start=0,
+    phase="exchange",
+    pending=None,
+    turns=None,
+    reds=None,
+    bully=None,
+    options=None,
+    cards=None,
+):
     """A state with the given parts; ``rows`` items may be specs (``"E01/A"``) or entries."""
     opts = Options().load(options or {})
     cs = cards or load_card_set(opts["card_set"])
     hands = [list(h) for h in (hands or [[] for _ in range(n)])]
-    rows = [[entry(e) if isinstance(e, str) else e for e in r] for r in (rows or [[] for _ in range(n)])]
+    rows = [
+        [entry(e) if isinstance(e, str) else e for e in r] for r in (rows or [[] for _ in range(n)])
+    ]
     homeworlds = list(homeworlds or sorted(cs["homeworld"])[:n])
     tucked = [list(t) for t in (tucked or [[] for _ in range(n)])]
     discard, out = list(discard or []), list(out or [])
-    placed = {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
-    placed |= {c for r in rows for e in r for c in (e["id"], (e["atk"] or {}).get("id"),
-                                                       (e["amb"] or {}).get("id")) if c}
+    placed = (
+        {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
+    )
+    placed |= {
+        c
+        for r in rows
+        for e in r
+        for c in (e["id"], (e["atk"] or {}).get("id"), (e["amb"] or {}).get("id"))
+        if c
+    }
     deck = list(deck or [])
     placed |= set(deck)
     deck += [c for c in [*cs["empire"], *cs["attack"], *cs["ambassador"]] if c not in placed]
-    state = evolve(None, {"type": "started", "set": cs, "num_seats": n, "start": start,
-                          "options": {k: v for k, v in opts.items()}})
-    state.update({
-        "cur": cur, "phase": phase, "pending": pending, "deck": deck, "discard": discard,
-        "hands": hands, "rows": rows, "tucked": tucked, "out": out, "homeworlds": homeworlds,
-        "removed": [h for h in cs["homeworld"] if h not in homeworlds],
-        "turns": list(turns or [0] * n), "reds": list(reds or [0] * n),
-        "bully": list(bully or [0] * n),
-    })
+    state = evolve(
+        None,
+        {
+            "type": "started",
+            "set": cs,
+            "num_seats": n,
+            "start": start,
+            "options": {k: v for k, v in opts.items()},
+        },
+    )
+    state.update(
+        {
+            "cur": cur,
+            "phase": phase,
+            "pending": pending,
+            "deck": deck,
+            "discard": discard,
+            "hands": hands,
+            "rows": rows,
+            "tucked": tucked,
+            "out": out,
+            "homeworlds": homeworlds,
+            "removed": [h for h in cs["homeworld"] if h not in homeworlds],
+            "turns": list(turns or [0] * n),
+            "reds": list(reds or [0] * n),
+            "bully": list(bully or [0] * n),
+        }
+    )
     return state
 
 

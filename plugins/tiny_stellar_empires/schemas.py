@@ -1,19 +1,65 @@
 """marshmallow schemas: match options, moves, views and events."""
+
 from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates
 
 from .content import DEFAULT_CARD_SET, CardSetError, load_card_set
 
-MOVE_TYPES = ["exchange", "declare_stuck", "look_bottom", "play_empire", "skip_empire", "pay",
-              "use_ability", "decline_ability", "threat_discard", "loss_discard", "attack",
-              "ambassador", "end_attacks", "end_turn"]
-EVENT_TYPES = ["started", "homeworlds_dealt", "deck_formed", "drew", "turn_started", "phase",
-               "exchanged", "looked", "stuck", "played", "paid", "ability_used", "ability_declined",
-               "took", "discarded", "thrived", "info_taken", "bullied", "loss_handed",
-               "loss_returned", "attacked", "ambassador_placed", "turn_ended", "game_over"]
-PHASES = ["exchange", "look", "empire", "pay", "ability", "threat", "loss", "attack",
-          "ambassador", "over"]
+MOVE_TYPES = [
+    "exchange",
+    "declare_stuck",
+    "look_bottom",
+    "play_empire",
+    "skip_empire",
+    "pay",
+    "use_ability",
+    "decline_ability",
+    "threat_discard",
+    "loss_discard",
+    "attack",
+    "ambassador",
+    "end_attacks",
+    "end_turn",
+]
+EVENT_TYPES = [
+    "started",
+    "homeworlds_dealt",
+    "deck_formed",
+    "drew",
+    "turn_started",
+    "phase",
+    "exchanged",
+    "looked",
+    "stuck",
+    "played",
+    "paid",
+    "ability_used",
+    "ability_declined",
+    "took",
+    "discarded",
+    "thrived",
+    "info_taken",
+    "bullied",
+    "loss_handed",
+    "loss_returned",
+    "attacked",
+    "ambassador_placed",
+    "turn_ended",
+    "game_over",
+]
+PHASES = [
+    "exchange",
+    "look",
+    "empire",
+    "pay",
+    "ability",
+    "threat",
+    "loss",
+    "attack",
+    "ambassador",
+    "over",
+]
 
 
 class Options(Schema):
@@ -21,19 +67,26 @@ class Options(Schema):
 
     card_set = fields.String(load_default=DEFAULT_CARD_SET)
     empire_play_mandatory = fields.Boolean(load_default=False)
-    max_attacks_per_turn = fields.Raw(load_default="one_per_opponent",
-                                      validate=validate.OneOf(["one_per_opponent", "1", 1]))
-    ambassador_targets = fields.String(load_default="attacked_own_card",
-                                       validate=validate.OneOf(["attacked_own_card", "any_own_card"]))
-    one_shot_timing = fields.String(load_default="on_play",
-                                    validate=validate.OneOf(["on_play", "any_own_turn"]))
-    trade_count = fields.String(load_default="connections",
-                                validate=validate.OneOf(["connections", "own_edges"]))
+    max_attacks_per_turn = fields.Raw(
+        load_default="one_per_opponent", validate=validate.OneOf(["one_per_opponent", "1", 1])
+    )
+    ambassador_targets = fields.String(
+        load_default="attacked_own_card",
+        validate=validate.OneOf(["attacked_own_card", "any_own_card"]),
+    )
+    one_shot_timing = fields.String(
+        load_default="on_play", validate=validate.OneOf(["on_play", "any_own_turn"])
+    )
+    trade_count = fields.String(
+        load_default="connections", validate=validate.OneOf(["connections", "own_edges"])
+    )
     discard_pile_public = fields.Boolean(load_default=True)
-    stuck_redraw = fields.String(load_default="next_turn_start",
-                                 validate=validate.OneOf(["next_turn_start", "immediate"]))
-    tie_breaker = fields.String(load_default="shared_victory",
-                                validate=validate.OneOf(["shared_victory", "empire_points"]))
+    stuck_redraw = fields.String(
+        load_default="next_turn_start", validate=validate.OneOf(["next_turn_start", "immediate"])
+    )
+    tie_breaker = fields.String(
+        load_default="shared_victory", validate=validate.OneOf(["shared_victory", "empire_points"])
+    )
 
     @validates("card_set")
     def _card_set_loads(self, value, **_):

@@ -1,4 +1,5 @@
 """Final scoring (spec section 5, TSE-T45..T50), category by category."""
+
 from __future__ import annotations
 
 from .rules import ability, half, is_wormhole, symbols
@@ -20,8 +21,9 @@ def trade_sum(state, row, i):
     total = 0
     for side, j in ((0, i - 1), (1, i + 1)):
         has_neighbour = 0 <= j < len(row)
-        touches_wormhole = has_neighbour and (is_wormhole(state, row[j]["id"])
-                                              or is_wormhole(state, row[i]["id"]))
+        touches_wormhole = has_neighbour and (
+            is_wormhole(state, row[j]["id"]) or is_wormhole(state, row[i]["id"])
+        )
         if touches_wormhole:
             total += wormhole
         elif has_neighbour or state["opts"]["trade_count"] == "own_edges":
@@ -119,13 +121,15 @@ def breakdown(state):
     majors = majority_points(state)
     out = []
     for seat in range(state["n"]):
-        out.append({
-            "cards": sum(half(state, e)["points"] for e in state["rows"][seat]),
-            "abilities": ability_points(state, seat),
-            "majorities": majors[seat],
-            "mission": mission_points(state, seat),
-            "tucked": state["set"]["rules"]["tucked_vp"] * len(state["tucked"][seat]),
-        })
+        out.append(
+            {
+                "cards": sum(half(state, e)["points"] for e in state["rows"][seat]),
+                "abilities": ability_points(state, seat),
+                "majorities": majors[seat],
+                "mission": mission_points(state, seat),
+                "tucked": state["set"]["rules"]["tucked_vp"] * len(state["tucked"][seat]),
+            }
+        )
     return out
 
 

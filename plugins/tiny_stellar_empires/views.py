@@ -7,6 +7,7 @@ hand sizes, deck size, the discard pile (only its top with
 two (TSE-H3): the card taken with Take, the cards handed over with Loss.
 Hidden from all (TSE-H4): deck order and removed homeworlds.
 """
+
 from __future__ import annotations
 
 from .moves import active_seats
@@ -80,8 +81,12 @@ def redact(event, seat):
     """``event`` as ``seat`` may see it (draws show only a count to others ...)."""
     kind = event["type"]
     if kind == "homeworlds_dealt":
-        return {"type": kind, "removed": None, "removed_count": len(event["removed"]),
-                "homeworlds": [h if i == seat else None for i, h in enumerate(event["homeworlds"])]}
+        return {
+            "type": kind,
+            "removed": None,
+            "removed_count": len(event["removed"]),
+            "homeworlds": [h if i == seat else None for i, h in enumerate(event["homeworlds"])],
+        }
     if kind == "deck_formed":
         return {**event, "deck": None, "size": len(event["deck"])}
     if kind in ("drew", "looked") and seat != event["seat"]:
@@ -95,11 +100,15 @@ def redact(event, seat):
     if kind == "info_taken" and not event["public"] and seat != event["seat"]:
         return {**event, "card": None}
     if kind == "phase" and "pending" in event:
-        return {**event, "pending": _pending_for(event["pending"], event["phase"], event["seat"], seat)}
+        return {
+            **event,
+            "pending": _pending_for(event["pending"], event["phase"], event["seat"], seat),
+        }
     return event
 
 
 # -- sampling ------------------------------------------------------------------------------------
+
 
 def sample_state(v, seat, rng):
     """A full state that shows ``seat`` exactly view ``v`` (hidden parts at random)."""
@@ -112,8 +121,13 @@ def sample_state(v, seat, rng):
     if v["phase"] == "loss" and pending["cards"] is not None and seat != v["current"]:
         forced[v["current"]] += [c for c in pending["cards"] if c not in forced[v["current"]]]
     seen = set(v["hand"])
-    seen |= {c for row in v["rows"] for e in row
-             for c in (e["id"], e["atk"] and e["atk"]["id"], e["amb"] and e["amb"]["id"]) if c}
+    seen |= {
+        c
+        for row in v["rows"]
+        for e in row
+        for c in (e["id"], e["atk"] and e["atk"]["id"], e["amb"] and e["amb"]["id"])
+        if c
+    }
     seen |= {c for t in v["tucked"] for c in t} | set(v["out"]) | set(v["deck_bottom_mine"])
     seen |= {c for f in forced for c in f}
     discard = v["discard"]
@@ -149,12 +163,29 @@ def sample_state(v, seat, rng):
         if v["phase"] == "loss" and pending["cards"] is None:
             pending["cards"] = rng.sample(hands[v["current"]], pending.pop("cards_count"))
     return {
-        "set": cs, "opts": v["options"], "n": n, "T": v["turns_per_player"], "start": v["start"],
-        "cur": v["current"], "phase": v["phase"], "pending": pending,
-        "deck": deck, "discard": discard, "hands": hands, "rows": v["rows"],
-        "tucked": v["tucked"], "out": v["out"], "homeworlds": homeworlds, "removed": removed,
-        "turns": v["turns"], "reds": v["reds_played"], "bully": v["bully"], "stuck": v["stuck_owed"],
-        "attacked": v["attacked"], "ambs": v["ambassadors_this_turn"],
+        "set": cs,
+        "opts": v["options"],
+        "n": n,
+        "T": v["turns_per_player"],
+        "start": v["start"],
+        "cur": v["current"],
+        "phase": v["phase"],
+        "pending": pending,
+        "deck": deck,
+        "discard": discard,
+        "hands": hands,
+        "rows": v["rows"],
+        "tucked": v["tucked"],
+        "out": v["out"],
+        "homeworlds": homeworlds,
+        "removed": removed,
+        "turns": v["turns"],
+        "reds": v["reds_played"],
+        "bully": v["bully"],
+        "stuck": v["stuck_owed"],
+        "attacked": v["attacked"],
+        "ambs": v["ambassadors_this_turn"],
         "known": [[c, h, seat] for c, h in v["known"]],
-        "bottom": [[c, seat] for c in v["deck_bottom_mine"]], "over": v["over"],
+        "bottom": [[c, seat] for c in v["deck_bottom_mine"]],
+        "over": v["over"],
     }

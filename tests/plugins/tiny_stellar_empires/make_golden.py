@@ -6,6 +6,7 @@ Run from the repository root::
 
 Only rerun it after a deliberate rules change (and bump ``rules_version``).
 """
+
 import json
 import sys
 from pathlib import Path
@@ -29,9 +30,15 @@ def main():
     GOLDEN.mkdir(exist_ok=True)
     for n, seed, options in MATCHES:
         folded, entries = play_random_match(game, n, seed, thorough=False, options=options)
-        record = {"game": game.info.slug, "num_seats": n, "seed": seed,
-                  "options": game.load_options(options), "entries": entries,
-                  "final_state": folded.state, "outcome": game.outcome(folded.state)}
+        record = {
+            "game": game.info.slug,
+            "num_seats": n,
+            "seed": seed,
+            "options": game.load_options(options),
+            "entries": entries,
+            "final_state": folded.state,
+            "outcome": game.outcome(folded.state),
+        }
         path = GOLDEN / f"{seed}.json"
         path.write_text(json.dumps(record, separators=(",", ":"), sort_keys=True))
         print(path, path.stat().st_size)

@@ -1,4 +1,5 @@
 """Scenario tests for the 16 ability kinds (TSE-T19, T29..T44) and example 9 (Look)."""
+
 import pytest
 
 from plugins.tiny_stellar_empires import TinyStellarEmpires
@@ -12,7 +13,9 @@ G = TinyStellarEmpires()
 
 def play_and_pay(state, card, orientation, seat=0):
     """Play ``card`` and pay with the first hand cards; returns the state at the ability step."""
-    state, _ = step(G, state, seat, {"type": "play_empire", "card": card, "orientation": orientation})
+    state, _ = step(
+        G, state, seat, {"type": "play_empire", "card": card, "orientation": orientation}
+    )
     while state["phase"] == "pay":
         state, _ = step(G, state, seat, {"type": "pay", "card": state["hands"][seat][0]})
     return state
@@ -23,6 +26,7 @@ def uses(state, seat=0):
 
 
 # -- yellow hourglass (end game) ---------------------------------------------------------------
+
 
 def test_T29_plus1():
     assert breakdown(position(rows=[["E05/B"], []]))[0]["abilities"] == 1
@@ -45,8 +49,10 @@ def test_example_8_T31_double_next_to_a_wormhole():
 
 
 def test_T32_ambassador_bonus_counts_every_ambassador_in_play():
-    rows = [["E11/B", entry("E01/A", amb=("G01", 0))],
-            [entry("E02/A", amb=("G02", 1)), entry("E03/A", amb=("G03", 0))]]
+    rows = [
+        ["E11/B", entry("E01/A", amb=("G01", 0))],
+        [entry("E02/A", amb=("G02", 1)), entry("E03/A", amb=("G03", 0))],
+    ]
     assert breakdown(position(rows=rows))[0]["abilities"] == 3
 
 
@@ -65,16 +71,24 @@ def test_T33_trade_option_own_edges_counts_open_ends():
 
 # -- grey hourglass (ongoing) ------------------------------------------------------------------
 
+
 def test_T34_protection_stops_working_only_when_not_active():
-    rows = [[], ["E17/A", "E28/B", "E36/B"]]  # E28/B and E36/B: half B active, no Protection on E28/B
+    rows = [
+        [],
+        ["E17/A", "E28/B", "E36/B"],
+    ]  # E28/B and E36/B: half B active, no Protection on E28/B
     state = position(hands=[["R01", "E30"], []], rows=rows, phase="attack")
     targets = {m["target"] for m in G.legal_moves(state, 0) if m["type"] == "attack"}
     assert targets == {"E28"}
 
 
 def test_example_9_T35_look_draws_extra_and_puts_it_under():
-    state = position(hands=[["E30", "E31", "E32"], []], rows=[["E02/B"], []], phase="ambassador",
-                     deck=["E01", "E03", "E04", "E05"])
+    state = position(
+        hands=[["E30", "E31", "E32"], []],
+        rows=[["E02/B"], []],
+        phase="ambassador",
+        deck=["E01", "E03", "E04", "E05"],
+    )
     state, events = step(G, state, 0, {"type": "end_turn"})
     assert [e["cards"] for e in events if e["type"] == "drew"] == [["E01", "E03", "E04"]]
     assert state["phase"] == "look" and state["pending"]["count"] == 1
@@ -90,8 +104,7 @@ def test_example_9_T35_look_draws_extra_and_puts_it_under():
 
 def test_example_9_T35_look_does_not_apply_to_threat():
     hand = ["E30", "E31", "E32", "E34", "E36"]
-    state = position(hands=[["E12", "E01", "E03"], hand], rows=[[], ["E02/B"]],
-                     phase="empire")
+    state = position(hands=[["E12", "E01", "E03"], hand], rows=[[], ["E02/B"]], phase="empire")
     state = play_and_pay(state, "E12", "B")
     state, _ = step(G, state, 0, {"type": "use_ability", "source": "E12", "player": 1})
     state, events = step(G, state, 1, {"type": "threat_discard", "cards": hand[:4]})
@@ -100,8 +113,12 @@ def test_example_9_T35_look_does_not_apply_to_threat():
 
 
 def test_T35_look_stacks_and_orders_the_bottom_cards():
-    state = position(hands=[["E30", "E31", "E32", "E34"], []], rows=[["E02/B", "E14/B"], []],
-                     phase="ambassador", deck=["E01", "E03", "E04"])
+    state = position(
+        hands=[["E30", "E31", "E32", "E34"], []],
+        rows=[["E02/B", "E14/B"], []],
+        phase="ambassador",
+        deck=["E01", "E03", "E04"],
+    )
     state, _ = step(G, state, 0, {"type": "end_turn"})
     assert state["pending"]["count"] == 2 and len(G.legal_moves(state, 0)) == 6  # 3 * 2 orders
     state, _ = step(G, state, 0, {"type": "look_bottom", "cards": ["E04", "E01"]})
@@ -114,6 +131,7 @@ def test_T36_discount_stacks_but_never_below_one():
 
 
 # -- down arrow (one-shot) -----------------------------------------------------------------------
+
 
 def test_T19_one_shot_may_be_declined_and_is_then_lost():
     state = position(hands=[["E24", "E30", "E31"], []], phase="empire")
@@ -130,9 +148,14 @@ def test_T19_option_any_own_turn_uses_a_one_shot_later_once():
     state = play_and_pay(state, "E24", "A")
     state, _ = step(G, state, 0, {"type": "decline_ability", "source": "E24"})
     assert not state["rows"][0][0]["used"] and uses(state) == []  # not in the same turn
-    for seat, move in ((0, {"type": "end_attacks"}), (0, {"type": "end_turn"}),
-                       (1, {"type": "exchange", "cards": []}), (1, {"type": "skip_empire"}),
-                       (1, {"type": "end_attacks"}), (1, {"type": "end_turn"})):
+    for seat, move in (
+        (0, {"type": "end_attacks"}),
+        (0, {"type": "end_turn"}),
+        (1, {"type": "exchange", "cards": []}),
+        (1, {"type": "skip_empire"}),
+        (1, {"type": "end_attacks"}),
+        (1, {"type": "end_turn"}),
+    ):
         state, _ = step(G, state, seat, move)
     assert uses(state) == [{"type": "use_ability", "source": "E24"}]
     state, _ = step(G, state, 0, {"type": "use_ability", "source": "E24"})
@@ -147,7 +170,8 @@ def test_T37_take_a_random_card_then_the_victim_draws():
     took = [e for e in events if e["type"] == "took"][0]
     assert took["card"] in ("E31", "E32") and took["reveal"]
     assert state["hands"][0] == [took["card"]] and sorted(state["hands"][1]) == sorted(
-        [c for c in ("E31", "E32") if c != took["card"]] + ["E01"])
+        [c for c in ("E31", "E32") if c != took["card"]] + ["E01"]
+    )
     assert state["known"] == [[took["card"], 0, 1]]  # TSE-H3: the victim knows where it went
 
 
@@ -159,8 +183,9 @@ def test_T37_take_from_an_empty_hand_does_nothing():
 
 
 def test_T38_discard_two_at_random_then_draw_two():
-    state = position(hands=[["E08", "E30"], ["E31", "E32", "E34"]], phase="empire",
-                     deck=["E01", "E02"])
+    state = position(
+        hands=[["E08", "E30"], ["E31", "E32", "E34"]], phase="empire", deck=["E01", "E02"]
+    )
     state = play_and_pay(state, "E08", "A")
     state, events = step(G, state, 0, {"type": "use_ability", "source": "E08", "player": 1})
     gone = [e for e in events if e["type"] == "discarded"][0]["cards"]

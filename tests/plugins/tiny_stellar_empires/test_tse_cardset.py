@@ -1,5 +1,6 @@
 """Card data: validation (TSE-T1, section 9), the card_set option, and rules that
 follow a replacement card file."""
+
 import copy
 import json
 from importlib import resources
@@ -16,8 +17,11 @@ from service.core.decider import fold
 from service.testing.conformance import play_random_match
 
 G = TinyStellarEmpires()
-SHIPPED = json.loads(resources.files("plugins.tiny_stellar_empires").joinpath(
-    "data", "tiny-stellar-empires.json").read_text(encoding="utf-8"))
+SHIPPED = json.loads(
+    resources.files("plugins.tiny_stellar_empires")
+    .joinpath("data", "tiny-stellar-empires.json")
+    .read_text(encoding="utf-8")
+)
 
 
 def card(data, cid):
@@ -93,12 +97,16 @@ def test_card_set_option_refuses_a_bad_file_at_load_time(tmp_path):
 
 
 def test_card_set_option_accepts_package_resource_and_path(tmp_path):
-    opts = G.load_options({"card_set": "plugins.tiny_stellar_empires:data/tiny-stellar-empires.json"})
+    opts = G.load_options(
+        {"card_set": "plugins.tiny_stellar_empires:data/tiny-stellar-empires.json"}
+    )
     assert load_card_set(opts["card_set"])["hash"] == load_card_set()["hash"]
     path = tmp_path / "copy.json"
     path.write_text(json.dumps(SHIPPED))
-    assert load_card_set(G.load_options({"card_set": str(path)})["card_set"])["hash"] == \
-        load_card_set()["hash"]
+    assert (
+        load_card_set(G.load_options({"card_set": str(path)})["card_set"])["hash"]
+        == load_card_set()["hash"]
+    )
 
 
 def alternative(tmp_path):
@@ -125,8 +133,9 @@ def test_rules_follow_an_alternative_card_file(tmp_path):
 
 def test_replay_never_reads_the_card_file_again(tmp_path):
     path = alternative(tmp_path)
-    folded, entries = play_random_match(G, 2, "alt-replay", thorough=False,
-                                        options={"card_set": path})
+    folded, entries = play_random_match(
+        G, 2, "alt-replay", thorough=False, options={"card_set": path}
+    )
     started = entries[0]["events"][0]
     assert started["set"]["empire"]["E16"]["A"]["points"] == 9
     with open(path, "w") as f:

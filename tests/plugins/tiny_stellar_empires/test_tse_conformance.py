@@ -1,4 +1,5 @@
 """Conformance kit, bulk random playouts and card conservation after every step."""
+
 import os
 
 import pytest
@@ -8,13 +9,20 @@ from plugins.tiny_stellar_empires.scenario import all_card_ids, census
 from service.testing.conformance import GameConformance, check_sampling, play_random_match
 
 GAME = TinyStellarEmpires()
-ALL_IDS = set(all_card_ids({"set": __import__(
-    "plugins.tiny_stellar_empires.content", fromlist=["DEFAULT"]).DEFAULT}))
+ALL_IDS = set(
+    all_card_ids(
+        {"set": __import__("plugins.tiny_stellar_empires.content", fromlist=["DEFAULT"]).DEFAULT}
+    )
+)
 BULK = int(os.environ.get("GAMEROOM_PLAYOUTS_BULK", "900"))
 ALL_OPTIONS = {
-    "empire_play_mandatory": True, "max_attacks_per_turn": "1",
-    "ambassador_targets": "any_own_card", "one_shot_timing": "any_own_turn",
-    "trade_count": "own_edges", "discard_pile_public": False, "stuck_redraw": "immediate",
+    "empire_play_mandatory": True,
+    "max_attacks_per_turn": "1",
+    "ambassador_targets": "any_own_card",
+    "one_shot_timing": "any_own_turn",
+    "trade_count": "own_edges",
+    "discard_pile_public": False,
+    "stuck_redraw": "immediate",
     "tie_breaker": "empire_points",
 }
 
@@ -47,13 +55,20 @@ def test_bulk_random_playouts_conserve_cards(n):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_playouts_with_every_non_default_option(n):
     for i in range(3):
-        folded, _ = play_random_match(GAME, n, f"alt-{n}-{i}", thorough=True, options=ALL_OPTIONS,
-                                      on_step=conserved)
+        folded, _ = play_random_match(
+            GAME, n, f"alt-{n}-{i}", thorough=True, options=ALL_OPTIONS, on_step=conserved
+        )
         check_sampling(GAME, folded, n, f"alt-{n}-{i}")
 
 
 @pytest.mark.parametrize("option", sorted(ALL_OPTIONS))
 def test_each_option_alone_plays_to_the_end(option):
     for n in (2, 4):
-        play_random_match(GAME, n, f"one-{option}-{n}", thorough=True,
-                          options={option: ALL_OPTIONS[option]}, on_step=conserved)
+        play_random_match(
+            GAME,
+            n,
+            f"one-{option}-{n}",
+            thorough=True,
+            options={option: ALL_OPTIONS[option]},
+            on_step=conserved,
+        )

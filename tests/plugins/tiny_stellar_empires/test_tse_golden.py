@@ -1,4 +1,5 @@
 """Golden playthroughs: recorded matches must fold to the recorded end."""
+
 import json
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Hidden information (TSE-H1..H6): views, redacted events and sampling."""
+
 import json
 
 from plugins.tiny_stellar_empires import TinyStellarEmpires
@@ -37,8 +38,12 @@ def test_H2_H4_views_never_show_other_hands_deck_order_or_homeworlds():
 
 
 def test_H2_draws_and_look_bottom_are_private_to_the_drawer():
-    state = position(hands=[["E30", "E31", "E32"], []], rows=[["E02/B"], []], phase="ambassador",
-                     deck=["E01", "E03", "E04"])
+    state = position(
+        hands=[["E30", "E31", "E32"], []],
+        rows=[["E02/B"], []],
+        phase="ambassador",
+        deck=["E01", "E03", "E04"],
+    )
     state, events = step(G, state, 0, {"type": "end_turn"})
     drew = [e for e in events if e["type"] == "drew"][0]
     assert G.redact(drew, 0)["cards"] == ["E01", "E03", "E04"]
@@ -96,7 +101,9 @@ def test_H1_stuck_hand_and_discards_are_public():
 
 def test_H5_hidden_discard_pile_shows_only_the_top_but_info_shows_all_to_its_user():
     opts = {"discard_pile_public": False}
-    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts)
+    state = position(
+        hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts
+    )
     assert G.view(state, 1)["discard"] is None and G.view(state, 1)["discard_top"] == "E02"
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
     state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
@@ -104,7 +111,11 @@ def test_H5_hidden_discard_pile_shows_only_the_top_but_info_shows_all_to_its_use
     assert G.view(state, 1)["discard"] is None
     state, events = step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
     taken = [e for e in events if e["type"] == "info_taken"][0]
-    assert taken["reveal"] and G.redact(taken, 1)["card"] is None and G.redact(taken, 0)["card"] == "E01"
+    assert (
+        taken["reveal"]
+        and G.redact(taken, 1)["card"] is None
+        and G.redact(taken, 0)["card"] == "E01"
+    )
     sampled = G.sample_state(G.view(state, 1), 1, Rng(3))
     assert G.view(sampled, 1) == G.view(state, 1)
 

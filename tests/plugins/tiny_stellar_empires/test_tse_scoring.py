@@ -1,9 +1,14 @@
 """Scenario tests for final scoring (TSE-T45..T50), the four homeworld missions
 and worked examples 7 and 11."""
+
 from plugins.tiny_stellar_empires import TinyStellarEmpires
 from plugins.tiny_stellar_empires.scenario import entry, position
-from plugins.tiny_stellar_empires.scoring import (breakdown, majority_points, mission_points,
-                                                  symbol_counts)
+from plugins.tiny_stellar_empires.scoring import (
+    breakdown,
+    majority_points,
+    mission_points,
+    symbol_counts,
+)
 
 G = TinyStellarEmpires()
 
@@ -18,8 +23,20 @@ def test_example_11_full_final_scoring_16_vs_15():
     p2 = ["E12/A", "E17/B", "E16/B", "W03"]
     state = final(rows=[p1, p2], homeworlds=["H02", "H01"], reds=[0, 1])
     out = G.outcome(state)
-    assert out["breakdown"][0] == {"cards": 6, "abilities": 4, "majorities": 2, "mission": 4, "tucked": 0}
-    assert out["breakdown"][1] == {"cards": 7, "abilities": 2, "majorities": 2, "mission": 4, "tucked": 0}
+    assert out["breakdown"][0] == {
+        "cards": 6,
+        "abilities": 4,
+        "majorities": 2,
+        "mission": 4,
+        "tucked": 0,
+    }
+    assert out["breakdown"][1] == {
+        "cards": 7,
+        "abilities": 2,
+        "majorities": 2,
+        "mission": 4,
+        "tucked": 0,
+    }
     assert out["scores"] == [16, 15] and out["winners"] == [0]
     assert symbol_counts(state, 0)["trade"] == 4 and symbol_counts(state, 0)["population"] == 0
     assert symbol_counts(state, 1)["military"] == 5
@@ -62,7 +79,9 @@ def test_T48_mission_warmonger_counts_red_cards_played_and_military_cards():
 
 def test_T48_mission_wormholes_in_row():
     assert mission_points(final(rows=[["W01"], []], homeworlds=["H02", "H01"]), 0) == 2
-    assert mission_points(final(rows=[["W01", "E01/A", "W02"], []], homeworlds=["H02", "H01"]), 0) == 4
+    assert (
+        mission_points(final(rows=[["W01", "E01/A", "W02"], []], homeworlds=["H02", "H01"]), 0) == 4
+    )
     assert mission_points(final(rows=[["E01/A"], []], homeworlds=["H02", "H01"]), 0) == 0
 
 
