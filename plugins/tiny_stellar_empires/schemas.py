@@ -62,14 +62,18 @@ PHASES = [
 ]
 
 
+def _attack_limit(value):
+    # "1" or the number 1 (not True, which Python also compares equal to 1)
+    if value not in ("one_per_opponent", "1") and not (type(value) is int and value == 1):
+        raise ValidationError("Must be 'one_per_opponent' or 1.")
+
+
 class Options(Schema):
     """Spec section 11, with the defaults of the spec."""
 
     card_set = fields.String(load_default=DEFAULT_CARD_SET)
     empire_play_mandatory = fields.Boolean(load_default=False)
-    max_attacks_per_turn = fields.Raw(
-        load_default="one_per_opponent", validate=validate.OneOf(["one_per_opponent", "1", 1])
-    )
+    max_attacks_per_turn = fields.Raw(load_default="one_per_opponent", validate=_attack_limit)
     ambassador_targets = fields.String(
         load_default="attacked_own_card",
         validate=validate.OneOf(["attacked_own_card", "any_own_card"]),

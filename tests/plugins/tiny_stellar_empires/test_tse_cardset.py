@@ -141,3 +141,22 @@ def test_replay_never_reads_the_card_file_again(tmp_path):
     with open(path, "w") as f:
         f.write("this file has changed")
     assert fold(G, entries).state == folded.state
+
+
+def test_options_table_defaults_and_refusals():
+    assert G.load_options({}) == {
+        "card_set": "tiny-stellar-empires.json",
+        "empire_play_mandatory": False,
+        "max_attacks_per_turn": "one_per_opponent",
+        "ambassador_targets": "attacked_own_card",
+        "one_shot_timing": "on_play",
+        "trade_count": "connections",
+        "discard_pile_public": True,
+        "stuck_redraw": "next_turn_start",
+        "tie_breaker": "shared_victory",
+    }
+    assert G.load_options({"max_attacks_per_turn": 1})["max_attacks_per_turn"] == "1"
+    for bad in ({"max_attacks_per_turn": True}, {"max_attacks_per_turn": 2},
+                {"trade_count": "diagonal"}, {"unknown_option": 1}):
+        with pytest.raises(ValidationError):
+            G.load_options(bad)
