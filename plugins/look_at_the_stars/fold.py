@@ -12,11 +12,17 @@ list and that one player; everything else is shared.
 from __future__ import annotations
 
 from .geometry import jkey, jpt
+from .scoring import score_sheet
 from .sheet import new_player
 
 #: Per-turn fields reset when a turn ends (R2.3).
 TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0,
               "confirmed": False, "log": []}
+
+
+def public_scores(players, rules) -> list[int]:
+    """H4: running totals of the public sheets (kept only with ``live_score``)."""
+    return [score_sheet(p, rules)["total"] for p in players]
 
 
 def _keys(lines) -> list[int]:
@@ -100,8 +106,10 @@ def evolve(state: dict | None, event: dict) -> dict:
     kind = event["type"]
     if kind == "game_set_up":
         players = [new_player(s) for s in event["sheets"]]
-        return {"n": event["num_seats"], "rules": dict(event["rules"]), "deck": list(event["deck"]),
-                "turn": 0, "players": players, "public": list(players), "result": None}
+        rules = dict(event["rules"])
+        return {"n": event["num_seats"], "rules": rules, "deck": list(event["deck"]),
+                "turn": 0, "players": players, "public": list(players), "result": None,
+                "public_scores": public_scores(players, rules) if rules["live_score"] else None}
     if kind == "card_revealed":
         return {**state, "turn": event["turn"]}
     if kind in STEP_FOLDS or kind == "turn_confirmed":
@@ -118,7 +126,10 @@ def evolve(state: dict | None, event: dict) -> dict:
     if kind == "turn_revealed":
         # H2: every sheet becomes public at once, as it stands after this turn.
         players = [{**p, **TURN_RESET} for p in state["players"]]
-        return {**state, "players": players, "public": list(players)}
+        out = {**state, "players": players, "public": list(players)}
+        if state["rules"]["live_score"]:  # H4; computed once per turn, not per view
+            out["public_scores"] = public_scores(players, state["rules"])
+        return out
     if kind == "game_ended":
         return {**state, "result": {"scores": list(event["scores"]), "winners": list(event["winners"]),
                                     "breakdown": [dict(b) for b in event["breakdown"]]}}

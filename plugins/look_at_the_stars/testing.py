@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from service.plugin_api import Rng
 
-from .fold import evolve
+from .fold import evolve, public_scores
 from .game import LookAtTheStars
 from .geometry import line_json, line_key, pt
 from .powers import detect
@@ -72,6 +72,8 @@ def with_player(state: dict, seat: int, public: bool = True, **changes) -> dict:
                                                   if k not in ("drawn", "pending", "selected", "stars_left",
                                                                "confirmed", "log")}}
         out["public"] = snap
+        if state["rules"]["live_score"]:
+            out["public_scores"] = public_scores(snap, state["rules"])
     return out
 
 

@@ -9,9 +9,8 @@ deck order and the removed cards are never shown.
 from __future__ import annotations
 
 from .content import CONTENT, TURNS
-from .fold import TURN_RESET
+from .fold import TURN_RESET, public_scores
 from .geometry import jkey, jpt, line_json, xy
-from .scoring import score_sheet
 from .sheet import new_player
 from .steps import TURNS_PER_PILE, pile_of
 
@@ -117,7 +116,7 @@ def view(state: dict, seat) -> dict:
     }
     if state["rules"]["live_score"] and not over:
         # H4: computed from public sheets only, so everyone sees the same numbers.
-        out["scores"] = [score_sheet(p, state["rules"])["total"] for p in state["public"]]
+        out["scores"] = list(state["public_scores"])
     elif over:
         out["scores"] = list(state["result"]["scores"])
     return out
@@ -148,9 +147,11 @@ def sample_state(view_data: dict, seat: int, rng) -> dict:
         else:
             player["confirmed"] = view_data["confirmed"][s]
         players.append(player)
-    return {"n": view_data["num_seats"], "rules": dict(view_data["rules"]["options"]), "deck": deck,
+    rules = dict(view_data["rules"]["options"])
+    return {"n": view_data["num_seats"], "rules": rules, "deck": deck,
             "turn": view_data["turn"], "players": players, "public": public,
-            "result": view_data["outcome"]}
+            "result": view_data["outcome"],
+            "public_scores": public_scores(public, rules) if rules["live_score"] else None}
 
 
 def describe(event: dict, seat, names) -> str:
