@@ -1,0 +1,74 @@
+"""Hidden information (SAR-H1 .. H5): views, redacted events, sampling."""
+import json
+
+from plugins.stars_are_right import StarsAreRight
+from plugins.stars_are_right.scenario import position, step
+from service.core.rng import rng_for
+from service.testing.conformance import play_random_match
+
+GAME = StarsAreRight()
+
+
+def _ids(data) -> set:
+    text = json.dumps(data)
+    return {int(tok) for tok in text.replace("[", " ").replace("]", " ").replace(",", " ").split()
+            if tok.isdigit()}
+
+
+def test_H1_H2_views_show_own_hand_only():
+    hands = [[31, 32, 33], [40, 41, 42], [57, 58, 59]]  # ids no other view number can take
+    state = position(3, hands=hands, tables=[[34], [], []], tapped=[34], discard=[5])
+    for seat in (None, 0, 1, 2):
+        view = GAME.view(state, seat)
+        assert view["creatures"] == [[34], [], []] and view["tapped"] == [34]
+        assert view["discard"] == [5] and view["hand_sizes"] == [3, 3, 3]
+        assert view["deck_size"] == 75 - 9 - 2 and "deck" not in view
+        visible_ids = _ids(view)
+        for other in range(3):
+            if other != seat:
+                assert not set(hands[other]) & visible_ids
+        assert state["deck"] not in view.values() and sorted(state["deck"]) not in view.values()
+        assert view["hand"] == (hands[seat] if seat is not None else None)
+
+
+def test_H2_H4_redacted_events_never_leak_hands_or_deck_order():
+    folded, entries = play_random_match(GAME, 3, "hidden-1", thorough=False)
+    for entry in entries:
+        for event in entry["events"]:
+            for seat in (None, 0, 1, 2):
+                red = GAME.redact(event, seat)
+                assert "order" not in red
+                if event["type"] == "drew" and event["seat"] != seat:
+                    assert "cards" not in red and red["count"] == len(event["cards"])
+                if event["type"] == "dealt":
+                    for s, hand in enumerate(red["hands"]):
+                        assert (hand is not None) == (s == seat)
+
+
+def test_H3_dhole_look_only_for_its_user_in_card_id_order():
+    state = position(2, hands=[[], [3]], tables=[[67], []], phase="services",
+                     deck=[50, 9, 31], discard=[c for c in range(1, 76)
+                                                if c not in (50, 9, 31, 67, 3)])
+    state, events = step(state, 0, {"type": "use_dhole", "minion": 67, "pile": "draw"})
+    assert GAME.view(state, 0)["dhole"] == {"pile": "draw", "look": [9, 31, 50]}
+    assert GAME.view(state, 1)["dhole"] == {"pile": "draw"}
+    assert GAME.view(state, None)["dhole"] == {"pile": "draw"}
+    assert GAME.redact(events[0], 0)["look"] == [9, 31, 50]
+    # Sampling from the user's view keeps exactly the looked-at cards in the pile.
+    sampled = GAME.sample_state(GAME.view(state, 0), 0, rng_for("x", 1))
+    assert sorted(sampled["deck"]) == [9, 31, 50]
+    assert GAME.view(sampled, 0) == GAME.view(state, 0)
+    sampled = GAME.sample_state(GAME.view(state, 1), 1, rng_for("x", 2))
+    assert GAME.view(sampled, 1) == GAME.view(state, 1)
+
+
+def test_H5_sampled_states_keep_the_view_and_hide_the_rest():
+    folded, _ = play_random_match(GAME, 4, "hidden-2", thorough=False)
+    state = folded.state
+    for seat in range(4):
+        view = GAME.view(state, seat)
+        sampled = GAME.sample_state(view, seat, rng_for("s", seat))
+        assert GAME.view(sampled, seat) == view
+        hidden = {c for s in range(4) if s != seat for c in state["hands"][s]} | set(state["deck"])
+        resampled = {c for s in range(4) if s != seat for c in sampled["hands"][s]} | set(sampled["deck"])
+        assert resampled == hidden
