@@ -12,7 +12,14 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import (
+    EXCLUDE,
+    Schema,
+    ValidationError,
+    fields,
+    validate,
+    validates_schema,
+)
 
 from .geometry import line_key, pt
 

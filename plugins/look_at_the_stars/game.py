@@ -166,4 +166,4 @@ class LookAtTheStars(Game):
         return float(lead) + progress
 
 
-__all__ = ["LookAtTheStars", "CATEGORIES", "TURNS_PER_PILE"]
+__all__ = ["CATEGORIES", "TURNS_PER_PILE", "LookAtTheStars"]

@@ -13,7 +13,7 @@ the spec (LATS section 9: dx ascending, then dy ascending, then rotation
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 COLUMNS = 10
 ROWS = 11
@@ -138,7 +138,7 @@ def transform(x: int, y: int, r: int, mirror: bool) -> tuple[int, int]:
     return rotate(x, y, r)
 
 
-@lru_cache(maxsize=None)
+@cache
 def placements(shape: tuple, allow_mirror: bool, head: tuple | None = None) -> tuple:
     """Every distinct on-grid placement of ``shape`` in canonical order.
 
@@ -179,7 +179,7 @@ def placements(shape: tuple, allow_mirror: bool, head: tuple | None = None) -> t
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def placement_index(shape: tuple, allow_mirror: bool, head: tuple | None = None) -> dict:
     """Map ``(dx, dy, rotation, mirror)`` of each canonical placement to its entry."""
     return {(p[0], p[1], p[2], p[3]): p for p in placements(shape, allow_mirror, head)}

@@ -74,8 +74,21 @@ def endpoints(lines) -> set[int]:
 class Sheet:
     """Derived view of one player's sheet while pile ``pile`` is being played."""
 
-    __slots__ = ("player", "printed", "low", "stars", "objects", "bh_zone", "lines", "line_ends",
-                 "segments", "segment_ends", "_groups", "_aura_lines", "_aura_ends")
+    __slots__ = (
+        "_aura_ends",
+        "_aura_lines",
+        "_groups",
+        "bh_zone",
+        "line_ends",
+        "lines",
+        "low",
+        "objects",
+        "player",
+        "printed",
+        "segment_ends",
+        "segments",
+        "stars",
+    )
 
     def __init__(self, player: dict, pile: int):
         self.player = player

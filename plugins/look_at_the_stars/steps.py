@@ -11,10 +11,24 @@ from __future__ import annotations
 from service.plugin_api import IllegalMove
 
 from .content import CONTENT
-from .geometry import any_placement_keys, key_from_json, line_json, placement_index, placements, \
-    point_from_json, xy
-from .powers import apply_target, current_occurrence, detect, new_star_targets, power_card, target_ok, \
-    targets
+from .geometry import (
+    any_placement_keys,
+    key_from_json,
+    line_json,
+    placement_index,
+    placements,
+    point_from_json,
+    xy,
+)
+from .powers import (
+    apply_target,
+    current_occurrence,
+    detect,
+    new_star_targets,
+    power_card,
+    target_ok,
+    targets,
+)
 from .sheet import Sheet
 
 TURNS_PER_PILE = CONTENT.cards_per_pile

@@ -10,8 +10,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from plugins.look_at_the_stars import LookAtTheStars  # noqa: E402
-from service.testing.conformance import play_random_match  # noqa: E402
+from plugins.look_at_the_stars import LookAtTheStars
+from service.testing.conformance import play_random_match
 
 GOLDEN = pathlib.Path(__file__).with_name("golden")
 MATCHES = [

@@ -3,7 +3,12 @@ import copy
 
 import pytest
 
-from plugins.look_at_the_stars.content import CONTENT, ContentError, build_content, load_raw
+from plugins.look_at_the_stars.content import (
+    CONTENT,
+    ContentError,
+    build_content,
+    load_raw,
+)
 
 
 def test_packaged_content_loads():

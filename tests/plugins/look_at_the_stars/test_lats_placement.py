@@ -2,8 +2,16 @@
 import pytest
 
 from plugins.look_at_the_stars.geometry import placements, rotate
-from plugins.look_at_the_stars.testing import (GAME, canon, new_state, score, step, with_lines, with_player,
-                                                with_points)
+from plugins.look_at_the_stars.testing import (
+    GAME,
+    canon,
+    new_state,
+    score,
+    step,
+    with_lines,
+    with_player,
+    with_points,
+)
 from service.plugin_api import IllegalMove
 
 SHOOTING = 27
@@ -26,7 +34,7 @@ def card_move(r, dx, dy):
 
 def test_example_1_rotation():
     assert [rotate(1, 2, 1), rotate(2, 1, 1), rotate(3, 1, 1)] == [(2, 2), (1, 1), (1, 0)]
-    state, events = step(new_state(sheets=[0], card=4), 0, card_move(1, 3, 4))
+    _state, events = step(new_state(sheets=[0], card=4), 0, card_move(1, 3, 4))
     assert sorted(events[0]["lines"]) == sorted([canon("5,6-4,5"), canon("4,5-4,4")])
 
 
@@ -163,7 +171,7 @@ def test_R5_4_shooting_star_never_triggers_power():
     # Planet power shape (3 horizontal lines) is nearly complete; a shooting star cannot finish it.
     state = with_lines(new_state(sheets=[0], card=SHOOTING, power_bonus_card="planet"), 0,
                        "3,3-4,3", "4,3-5,3", "5,3-6,3")
-    after, events = step(state, 0, {"type": "place_shooting_star", "length": 1, "rotation": 0, "dx": 3, "dy": 5})
+    after, _events = step(state, 0, {"type": "place_shooting_star", "length": 1, "rotation": 0, "dx": 3, "dy": 5})
     assert after["players"][0]["pending"] == []
     assert GAME.legal_moves(after, 0) == [{"type": "confirm_turn"}]
 

@@ -76,7 +76,7 @@ def invariants(folded) -> None:
 @pytest.mark.parametrize("seats", SEATS)
 def test_bulk_random_playouts_keep_invariants(seats):
     for i in range(BULK):
-        folded, entries = play_random_match(GAME, seats, f"bulk-{seats}-{i}", thorough=False,
+        folded, _entries = play_random_match(GAME, seats, f"bulk-{seats}-{i}", thorough=False,
                                             options=options_for(i), on_step=invariants)
         result = GAME.outcome(folded.state)
         assert len(result["breakdown"]) == seats

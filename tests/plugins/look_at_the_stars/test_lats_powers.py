@@ -4,8 +4,18 @@ import pytest
 from plugins.look_at_the_stars.content import CONTENT
 from plugins.look_at_the_stars.geometry import any_placement_keys, line_json
 from plugins.look_at_the_stars.sheet import Sheet
-from plugins.look_at_the_stars.testing import (GAME, canon, key, new_state, score, step, with_lines, with_pending,
-                                                with_player, with_points)
+from plugins.look_at_the_stars.testing import (
+    GAME,
+    canon,
+    key,
+    new_state,
+    score,
+    step,
+    with_lines,
+    with_pending,
+    with_player,
+    with_points,
+)
 from service.plugin_api import IllegalMove
 
 CONFIRM = {"type": "confirm_turn"}
@@ -150,8 +160,8 @@ def test_R6_6_planet_scores_and_blocks_lines():
 
 def test_R6_7_new_stars_up_to_two_then_ordinary_stars():
     state = powered("new_stars", *shape("new_stars", 3, 2))
-    assert points_of(GAME.legal_moves(state, 0)) == {tuple(p) for p in map(
-        lambda c: [c % 10, c // 10], CONTENT.sheets[0].illustration)}
+    illustration = {(c % 10, c // 10) for c in CONTENT.sheets[0].illustration}
+    assert points_of(GAME.legal_moves(state, 0)) == illustration
     state, events = use(state, point=[0, 5])
     assert events[0]["new_stars_left"] == 1
     moves = GAME.legal_moves(state, 0)

@@ -2,7 +2,13 @@
 import pytest
 
 from plugins.look_at_the_stars.scoring import max_disjoint, point_bonus_occurrences
-from plugins.look_at_the_stars.testing import new_state, score, with_lines, with_points, with_player
+from plugins.look_at_the_stars.testing import (
+    new_state,
+    score,
+    with_lines,
+    with_player,
+    with_points,
+)
 
 PLUS_53 = ("4,3-5,3", "5,3-6,3", "5,2-5,3", "5,3-5,4")
 

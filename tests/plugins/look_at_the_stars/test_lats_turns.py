@@ -209,7 +209,7 @@ def test_sample_state_keeps_the_view_and_hides_the_deck():
 
 
 def test_describe_is_a_sentence():
-    state, events = _secret_steps()
+    _state, events = _secret_steps()
     names = ["Ana", "Ben", "Cy"]
     assert GAME.describe(events[0], 0, names).startswith("Ana drew card 2")
     assert GAME.describe(GAME.redact(events[0], 1), 1, names) == "Ana is drawing."
