@@ -1,6 +1,7 @@
 """The conformance kit, plus bulk random playouts checking conservation after every step."""
 import os
 import time
+from collections import Counter
 
 import pytest
 
