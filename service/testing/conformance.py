@@ -67,8 +67,14 @@ def corrupt(move: dict, rnd: random.Random) -> list[dict]:
     return bad
 
 
+_SCHEMAS: dict = {}
+
+
 def _check_schema(schema_cls, data, what: str):
-    errors = schema_cls().validate(data)
+    schema = _SCHEMAS.get(schema_cls)
+    if schema is None:
+        schema = _SCHEMAS[schema_cls] = schema_cls()
+    errors = schema.validate(data)
     assert not errors, f"{what} does not pass its schema: {errors}\n{json.dumps(data)[:2000]}"
 
 
