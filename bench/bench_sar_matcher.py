@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from plugins.stars_are_right.matcher import pack_sky, visible  # noqa: E402
-from plugins.stars_are_right.naive import naive_visible  # noqa: E402
+from plugins.stars_are_right.matcher import pack_sky, visible
+from plugins.stars_are_right.naive import naive_visible
 
 
 def random_skies(count: int, seed: int = 1) -> list[tuple[list, list]]:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from service.plugin_api import Game, GameInfo, GameSchemas
 
-from . import ai, describe as describing, rules, schemas, state as st, views
+from . import ai, rules, schemas, views
+from . import describe as describing
+from . import state as st
 from .content import ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
 
 

@@ -12,7 +12,7 @@ cards (SAR-B8.5), which a short backtracking search checks.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from .content import CARDS, FACE_CODES, TILE_FACES
 
@@ -73,7 +73,7 @@ def raw_placements(grid: tuple, allow_mirror: bool, overhang: bool) -> list[tupl
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def group_placements(grid: tuple, allow_mirror: bool, overhang: bool) -> tuple:
     """Distinct ``(mask, value, cells)`` triples of a group, in a stable order."""
     seen, result = set(), []
@@ -154,7 +154,7 @@ def _search(options, i, used) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_checker(card_id: int, dark: frozenset, allow_mirror: bool, overhang: bool):
     """A function ``sky -> bool``: is this card's constellation visible?
 

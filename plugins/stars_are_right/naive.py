@@ -33,8 +33,8 @@ def _group_matches(grid, up, allow_mirror, overhang):
     found = []
     for g in _orientations(grid, allow_mirror):
         h, w = len(g), len(g[0])
-        rows = range(-h + 1, 5) if overhang else range(0, 6 - h)
-        cols = range(-w + 1, 5) if overhang else range(0, 6 - w)
+        rows = range(-h + 1, 5) if overhang else range(6 - h)
+        cols = range(-w + 1, 5) if overhang else range(6 - w)
         for r0 in rows:
             for c0 in cols:
                 cells, ok = [], True

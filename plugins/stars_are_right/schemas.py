@@ -7,6 +7,7 @@ from .content import FACE_CODES
 from .rules import MOVE_TYPES, PHASE_MOVES, SAFEGUARD_ROUNDS
 from .state import EVENT_TYPES
 
+
 class IntList(fields.Field):
     """A list of integers in ``[lo, hi]`` checked in one pass.
 

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from plugins.stars_are_right import StarsAreRight  # noqa: E402
-from service.testing.conformance import play_random_match  # noqa: E402
+from plugins.stars_are_right import StarsAreRight
+from service.testing.conformance import play_random_match
 
 GOLDEN = Path(__file__).with_name("golden")
 MATCHES = [

@@ -60,7 +60,7 @@ def test_bulk_random_playouts_conserve_cards_and_tiles(n):
 def test_random_playouts_with_options(n):
     options = {"allow_mirror": True, "dark_cells_may_overhang": True, "no_cancel_checks": "abd",
                "limit_discard_may_choose_new": False, "first_player": "seat_0", "turn_limit": 8}
-    folded, entries = play_random_match(GAME, n, f"opts-{n}", thorough=True, options=options,
+    folded, _entries = play_random_match(GAME, n, f"opts-{n}", thorough=True, options=options,
                                         on_step=check_invariants)
     assert folded.state["end"] in ("victory", "turn_limit")
     assert folded.state["turn"] <= 8 * n

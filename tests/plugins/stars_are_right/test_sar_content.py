@@ -5,8 +5,17 @@ from collections import Counter
 
 import pytest
 
-from plugins.stars_are_right.content import (CARDS, DATA_FILE, GOO, GREATER, LESSER, MINION,
-                                             TILE_FACES, ContentError, load_content)
+from plugins.stars_are_right.content import (
+    CARDS,
+    DATA_FILE,
+    GOO,
+    GREATER,
+    LESSER,
+    MINION,
+    TILE_FACES,
+    ContentError,
+    load_content,
+)
 
 RAW = json.loads(DATA_FILE.read_text(encoding="utf-8"))
 

@@ -32,7 +32,7 @@ def test_H1_H2_views_show_own_hand_only():
 
 
 def test_H2_H4_redacted_events_never_leak_hands_or_deck_order():
-    folded, entries = play_random_match(GAME, 3, "hidden-1", thorough=False)
+    _folded, entries = play_random_match(GAME, 3, "hidden-1", thorough=False)
     for entry in entries:
         for event in entry["events"]:
             for seat in (None, 0, 1, 2):

@@ -2,7 +2,7 @@
 import pytest
 
 from plugins.stars_are_right.matcher import pack_sky, visible
-from plugins.stars_are_right.scenario import S0, position, step, steps, up_codes
+from plugins.stars_are_right.scenario import position, step, steps, up_codes
 from plugins.stars_are_right.sky import legal_actions
 from service.plugin_api import IllegalMove
 
