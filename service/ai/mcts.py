@@ -1,15 +1,50 @@
-"""Information-set Monte-Carlo tree search over the game contract.
+"""Information-set Monte-Carlo tree search (SO-ISMCTS) over the game contract.
 
-Each iteration samples a full state consistent with the searching seat's view
-(``Game.sample_state``: other hands and the deck drawn from the unseen
-cards), then walks one shared tree whose edges are moves. A child is scored
-only against the determinizations in which its move was legal ("availability"
-counts, Cowling et al. 2012), so the tree never relies on hidden cards.
-Leaves are valued by a short random rollout, then ``Game.evaluate`` (or the
-outcome, when the rollout ends the match), squashed to [0, 1] per seat.
+Each iteration
 
-Game-agnostic: game knowledge enters only through ``sample_state``,
-``evaluate`` and the legal moves.
+1. *determinizes*: asks the game for a full state consistent with the
+   searching seat's view (``Game.sample_state``: other hands and the deck
+   drawn from the unseen cards). The search never sees the real hidden state.
+2. *selects* down one tree shared by all determinizations, whose edges are
+   moves. A child is scored only against the determinizations in which its
+   move was legal ("availability" counts, Cowling, Powley & Whitehouse 2012),
+   so the tree never relies on cards it cannot see.
+3. *expands* one untried move, then plays ``rollout`` steps of the rollout
+   policy and values the leaf with ``Game.evaluate`` for every seat.
+4. *backs up* the raw values; each node keeps the mean value for the seat that
+   made its move. Values are normalised to [0, 1] by the smallest and largest
+   mean seen in this search (as MuZero does), so any evaluation scale works
+   with one exploration constant.
+
+The move played is the most visited child of the root.
+
+Game-agnostic: only ``sample_state``, ``legal_moves``, ``active_seats``,
+``decide``, ``evolve``, ``evaluate`` and ``outcome`` are called. A game may
+tune the search with these optional attributes (read with ``getattr``; not
+part of :class:`service.plugin_api.Game`):
+
+``mcts_iterations`` (int)
+    default iteration cap (:data:`DEFAULT_ITERATIONS`).
+``mcts_time_limit`` (float, seconds)
+    default time limit (:data:`DEFAULT_TIME_LIMIT`).
+``mcts_rollout`` (int)
+    rollout steps before the leaf is evaluated. Default: 0 when the game
+    overrides ``evaluate`` (its heuristic values the leaf directly), else
+    :data:`FULL_ROLLOUT` (play on until the end, as plain MCTS does).
+``mcts_exploration`` (float)
+    the UCB constant (:data:`EXPLORATION`).
+``mcts_opponents`` ("tree" or "policy")
+    "tree" (default) searches the other seats' moves as tree nodes;
+    "policy" (default for ``info.simultaneous`` games) lets them play by the
+    rollout policy, so the searching seat's tree holds its own decisions only:
+    right for simultaneous and non-interactive play, where an opponent node
+    would otherwise "see" the searcher's pending move.
+``rollout_policy(state, seat, legal, rng) -> move``
+    the default policy of rollouts (uniform over ``legal`` if absent).
+
+Budget: ``iterations`` caps the work; ``time_limit`` (seconds, ``0`` = none)
+stops earlier. All randomness comes from the ``rng`` passed in, so with a
+time limit that does not bind the choice is deterministic.
 """
 from __future__ import annotations
 
@@ -19,82 +54,124 @@ import time
 
 from ..plugin_api import Game, IllegalMove, Rng
 
-DEFAULT_ITERATIONS = 300
-DEFAULT_TIME_LIMIT = 0.8  # seconds; keeps an AI decision under 1 s on a small machine
-DEFAULT_ROLLOUT = 12
+DEFAULT_ITERATIONS = 5000
+DEFAULT_TIME_LIMIT = 0.75  # seconds: one decision stays under 1 s with sampling and set-up
 EXPLORATION = 0.7
+FULL_ROLLOUT = 200
 
 
 class _Node:
-    __slots__ = ("move", "actor", "children", "visits", "value", "avail")
+    __slots__ = ("move", "actor", "children", "visits", "total", "avail")
 
     def __init__(self, move=None, actor=None):
         self.move = move
         self.actor = actor
         self.children: dict[str, _Node] = {}
         self.visits = 0
-        self.value = 0.0
+        self.total = 0.0  # sum of the raw values of ``actor``
         self.avail = 0
 
 
-def _key(move: dict) -> str:
+class _Bounds:
+    """The smallest and largest node mean seen: normalises values to [0, 1]."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self):
+        self.lo, self.hi = math.inf, -math.inf
+
+    def see(self, value: float) -> None:
+        if value < self.lo:
+            self.lo = value
+        if value > self.hi:
+            self.hi = value
+
+    def norm(self, value: float) -> float:
+        return (value - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5
+
+
+def move_key(move: dict) -> str:
+    """A canonical string for a move (moves are JSON objects)."""
     return json.dumps(move, sort_keys=True, separators=(",", ":"))
 
 
-def _apply(game: Game, state, seat: int, move: dict, rng: Rng):
-    for event in game.decide(state, seat, move, rng):
-        state = game.evolve(state, event)
-    return state
+def _overrides(game: Game, name: str) -> bool:
+    return getattr(type(game), name, None) is not getattr(Game, name)
 
 
-def _values(game: Game, state, num_seats: int, scale: float) -> list[float]:
-    result = game.outcome(state)
-    if result is not None:
-        winners = result["winners"]
-        return [(1.0 / len(winners) if s in winners else 0.0) if winners else 0.5 for s in range(num_seats)]
-    raw = [game.evaluate(state, s) for s in range(num_seats)]
-    return [1.0 / (1.0 + math.exp(-v / scale)) for v in raw]
+def settings(game: Game, iterations=None, time_limit=None, rollout=None, exploration=None) -> dict:
+    """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
+    simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
+    return {
+        "iterations": int(iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)),
+        "time_limit": float(getattr(game, "mcts_time_limit", DEFAULT_TIME_LIMIT) if time_limit is None
+                            else time_limit),
+        "rollout": int(getattr(game, "mcts_rollout", 0 if _overrides(game, "evaluate") else FULL_ROLLOUT)
+                       if rollout is None else rollout),
+        "exploration": float(getattr(game, "mcts_exploration", EXPLORATION) if exploration is None
+                             else exploration),
+        "opponents": getattr(game, "mcts_opponents", "policy" if simultaneous else "tree"),
+    }
 
 
-def _actor(game: Game, state, seat: int):
-    active = game.active_seats(state)
-    if not active:
-        return None
-    return seat if seat in active else active[0]
+class _Search:
+    def __init__(self, game: Game, seat: int, num_seats: int, rng: Rng, config: dict):
+        self.game, self.seat, self.num_seats, self.rng = game, seat, num_seats, rng
+        self.rollout = config["rollout"]
+        self.c = config["exploration"]
+        self.tree_opponents = config["opponents"] != "policy"
+        self.policy = getattr(game, "rollout_policy", None)
+        self.bounds = _Bounds()
+        self.root = _Node()
 
+    def _actor(self, state):
+        active = self.game.active_seats(state)
+        if not active:
+            return None
+        return self.seat if self.seat in active else active[0]
 
-def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *,
-                num_seats: int, iterations: int | None = None, time_limit: float | None = None,
-                rollout: int | None = None) -> dict:
-    """Pick a move for ``seat`` by ISMCTS from its ``view``.
+    def _apply(self, state, actor: int, move: dict):
+        for event in self.game.decide(state, actor, move, self.rng):
+            state = self.game.evolve(state, event)
+        return state
 
-    The budget is ``iterations`` (default from ``game.mcts_iterations`` or
-    300) capped by ``time_limit`` seconds (default 0.8). With a fixed seed and
-    an iteration budget that the time limit does not cut, the choice is
-    deterministic.
-    """
-    if len(legal) == 1:
-        return legal[0]
-    iterations = iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)
-    time_limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-    rollout = DEFAULT_ROLLOUT if rollout is None else rollout
-    scale = getattr(game, "evaluation_scale", 5.0)
-    legal_keys = {_key(m) for m in legal}
-    root = _Node()
-    deadline = time.monotonic() + time_limit
-    for i in range(iterations):
-        if i and time.monotonic() > deadline:
-            break
-        state = game.sample_state(view, seat, rng)
-        node, path = root, [root]
-        while True:
-            actor = _actor(game, state, seat)
+    def _default_move(self, state, actor: int, moves: list):
+        if self.policy is not None:
+            return self.policy(state, actor, moves, self.rng)
+        return moves[self.rng.randrange(len(moves))]
+
+    def _select(self, node: _Node, keyed: dict) -> str:
+        best, best_score = None, -math.inf
+        for k in keyed:
+            child = node.children[k]
+            mean = child.total / child.visits
+            score = self.bounds.norm(mean) + self.c * math.sqrt(math.log(child.avail) / child.visits)
+            if score > best_score:
+                best, best_score = k, score
+        return best
+
+    def iterate(self, view: dict, root_moves: dict) -> None:
+        game, rng = self.game, self.rng
+        state = game.sample_state(view, self.seat, rng)
+        node, path = self.root, [self.root]
+        expanded = False
+        while not expanded:
+            actor = self._actor(state)
             if actor is None:
                 break
-            moves = game.legal_moves(state, actor)
-            if node is root:
-                moves = [m for m in moves if _key(m) in legal_keys] or legal
-            keyed = {_key(m): m for m in moves}
+            if node is self.root:
+                keyed = root_moves
+            else:
+                moves = game.legal_moves(state, actor)
+                if not moves:
+                    break
+                if actor != self.seat and not self.tree_opponents:
+                    try:
+                        state = self._apply(state, actor, self._default_move(state, actor, moves))
+                    except IllegalMove:
+                        break
+                    continue
+                keyed = {move_key(m): m for m in moves}
             for k in keyed:
                 child = node.children.get(k)
                 if child is not None:
@@ -104,38 +181,65 @@ def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *,
                 k = untried[rng.randrange(len(untried))]
                 child = node.children[k] = _Node(keyed[k], actor)
                 child.avail = 1
+                expanded = True
             else:
-                log_total = math.log(max(1, sum(node.children[k].avail for k in keyed)))
-                k = max(keyed, key=lambda k: node.children[k].value / node.children[k].visits
-                        + EXPLORATION * math.sqrt(log_total / node.children[k].visits))
+                k = self._select(node, keyed)
                 child = node.children[k]
             try:
-                state = _apply(game, state, actor, keyed[k], rng)
-            except IllegalMove:
+                state = self._apply(state, actor, keyed[k])
+            except IllegalMove:  # a move the game lists but refuses: never select it again
+                child.avail = max(1, child.avail - 1)
                 break
             node = child
             path.append(node)
-            if child.visits == 0:
-                break
-        for _ in range(rollout):
-            actor = _actor(game, state, seat)
+        for _ in range(self.rollout):
+            actor = self._actor(state)
             if actor is None:
                 break
             moves = game.legal_moves(state, actor)
             if not moves:
                 break
             try:
-                state = _apply(game, state, actor, moves[rng.randrange(len(moves))], rng)
+                state = self._apply(state, actor, self._default_move(state, actor, moves))
             except IllegalMove:
                 break
-        values = _values(game, state, num_seats, scale)
+        values = [game.evaluate(state, s) for s in range(self.num_seats)]
         for visited in path:
             visited.visits += 1
             if visited.actor is not None:
-                visited.value += values[visited.actor]
-    choices = [c for k, c in root.children.items() if k in legal_keys and c.visits]
-    if not choices:
-        return legal[rng.randrange(len(legal))]
-    best = max(choices, key=lambda c: (c.visits, c.value / c.visits))
-    return best.move
+                visited.total += values[visited.actor]
+                self.bounds.see(visited.total / visited.visits)
 
+
+def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
+           **budget) -> tuple[dict, dict]:
+    """Run the search; returns the chosen move and statistics (iterations, seconds, root visits)."""
+    config = settings(game, **budget)
+    started = time.monotonic()
+    root_moves = {move_key(m): m for m in legal}
+    if len(root_moves) == 1:
+        return legal[0], {"iterations": 0, "seconds": 0.0, "visits": {}}
+    engine = _Search(game, seat, num_seats, rng, config)
+    deadline = started + config["time_limit"] if config["time_limit"] > 0 else math.inf
+    done = 0
+    while done < config["iterations"] and (done == 0 or time.monotonic() < deadline):
+        engine.iterate(view, root_moves)
+        done += 1
+    children = engine.root.children
+    if not children:
+        move = legal[rng.randrange(len(legal))]
+    else:
+        best = max(children.values(), key=lambda c: (c.visits, c.total / c.visits))
+        move = best.move
+    stats = {"iterations": done, "seconds": time.monotonic() - started,
+             "visits": {k: c.visits for k, c in children.items()}}
+    return move, stats
+
+
+def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
+                iterations: int | None = None, time_limit: float | None = None,
+                rollout: int | None = None, exploration: float | None = None, **_) -> dict:
+    """Pick a move for ``seat`` by ISMCTS from its ``view`` (see the module docstring for the budget)."""
+    move, _stats = search(game, view, seat, legal, rng, num_seats=num_seats, iterations=iterations,
+                          time_limit=time_limit, rollout=rollout, exploration=exploration)
+    return move

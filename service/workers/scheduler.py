@@ -1,30 +1,54 @@
-"""Enqueue one RQ job per (match, version, seat) whenever an AI seat is active.
+"""Enqueue one RQ job per (match, version, seat) whenever an append leaves an AI seat active.
 
 The job id is derived from those three, and ``unique=True`` makes RQ refuse a
-second enqueue of the same id, so however many API processes see the same
-version, one job runs. Jobs carry ids only, serialized as JSON.
+second enqueue of the same id (``DuplicateJobError``, swallowed here), so
+however many API processes or workers see the same version, one job runs.
+Jobs carry ids only, serialized as JSON.
+
+Every append re-runs this callback, so each active AI seat always has a job
+at the match's current version: a job whose version is no longer current is
+stale by construction (see :mod:`service.workers.jobs`). In a simultaneous
+phase each active AI seat gets its own job, and after one of them moves the
+others get new ones at the new version.
+
+Timeouts are sized to the level's budget (:func:`job_timeout`); a job that
+fails, times out, or whose worker dies is retried (:data:`RETRY`), and the
+job id doubles as the idempotency key of the submit, so a retry appends at
+most once.
 """
 from __future__ import annotations
 
 import logging
+import math
 
 import redis
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
+from ..ai.levels import time_budget
 from ..core.matches import ACTIVE, status_of
 from ..eventstore import keys
 
 log = logging.getLogger(__name__)
 
-#: Seconds a job may run, per level (search levels cap themselves well below this).
-TIMEOUTS = {"random": 30, "greedy": 60, "mcts": 60}
-DEFAULT_TIMEOUT = 120
+JOB_FUNCTION = "service.workers.jobs.play_ai_turn"
+#: Seconds for loading the match, fork and submit, on top of the policy's own budget.
+LOAD_ALLOWANCE = 30
+#: Retries after a failure, a timeout or a dead worker, with the waits between them (seconds).
+RETRY_MAX, RETRY_INTERVALS = 3, [1, 2, 5]
+#: A finished job's hash is kept this long, so a late duplicate enqueue is still refused.
+RESULT_TTL = 600
+FAILURE_TTL = 86400
 
 
 def queue_for(connection: redis.Redis, name: str) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
+
+
+def job_timeout(game, level: str, policy=None) -> int:
+    """RQ ``job_timeout`` for one AI decision: twice the level's time budget plus the load allowance."""
+    return LOAD_ALLOWANCE + math.ceil(2 * time_budget(game, level, policy))
 
 
 class AIScheduler:
@@ -34,9 +58,10 @@ class AIScheduler:
         self.queue = queue_for(connection, queue_name)
 
     def __call__(self, matches, loaded, entry) -> list[str]:
+        """Enqueue a job for each active AI seat of ``loaded``; returns the ids enqueued now."""
         record, folded = loaded.record, loaded.folded
         game = matches.game(record)
-        if status_of(record, game, folded.state) != ACTIVE:
+        if record.read_only or status_of(record, game, folded.state) != ACTIVE:
             return []
         ai = record.ai_seats()
         enqueued = []
@@ -45,14 +70,18 @@ class AIScheduler:
             if level is None:
                 continue
             job_id = keys.ai_job_id(record.id, folded.version, seat)
+            policy = matches.registry.ai_policies(game).get(level)
             try:
                 self.queue.enqueue(
-                    "service.workers.jobs.play_ai_turn", record.id, folded.version, seat,
-                    job_id=job_id, unique=True, job_timeout=TIMEOUTS.get(level, DEFAULT_TIMEOUT),
-                    retry=Retry(max=3, interval=[1, 2, 5]), result_ttl=600, failure_ttl=86400,
-                    description=f"{level} move for seat {seat} of {record.game} match {record.id} at v{folded.version}",
+                    JOB_FUNCTION, record.id, folded.version, seat,
+                    job_id=job_id, unique=True, job_timeout=job_timeout(game, level, policy),
+                    retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
+                    result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+                    description=f"{level} move for seat {seat} of {record.game} match {record.id} "
+                                f"at v{folded.version}",
                 )
             except DuplicateJobError:
+                log.debug("%s already enqueued", job_id)
                 continue
             log.info("enqueued %s", job_id)
             enqueued.append(job_id)

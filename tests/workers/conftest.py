@@ -1,0 +1,47 @@
+"""Fixtures for AI jobs on real RQ workers and the session's real redis-server."""
+import pytest
+from rq import Worker
+from rq.serializers import JSONSerializer
+
+from service.application import Matches
+from service.eventstore import EventStore
+from service.eventstore.records import MatchRecords
+from service.registry import build_registry
+from service.testing import dice, sealed, slow_ai
+from service.workers import jobs
+from service.workers.scheduler import AIScheduler, queue_for
+
+QUEUE = "gameroom-ai-test"
+
+
+@pytest.fixture(scope="session")
+def ai_registry():
+    """Installed games plus the dice race, sealed cards (simultaneous, hidden hands) and the slow level."""
+    return build_registry(extra_plugins=[("dice", dice), ("sealed", sealed), ("slow-ai", slow_ai)])
+
+
+@pytest.fixture
+def ai_matches(redis_client, ai_registry):
+    """The application layer with AI scheduling on the test queue; jobs in this process use the same games."""
+    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), ai_registry)
+    matches.after_append.append(AIScheduler(redis_client, QUEUE))
+    previous = jobs._REGISTRY
+    jobs.use_registry(ai_registry)
+    yield matches
+    jobs.use_registry(previous)
+
+
+@pytest.fixture
+def queue(redis_client):
+    return queue_for(redis_client, QUEUE)
+
+
+@pytest.fixture
+def work(redis_client):
+    """Run a real RQ worker (it forks a work horse per job) until the queue is empty."""
+
+    def run() -> bool:
+        worker = Worker([QUEUE], connection=redis_client, serializer=JSONSerializer)
+        return worker.work(burst=True, logging_level="WARNING")
+
+    return run

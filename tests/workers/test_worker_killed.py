@@ -1,0 +1,134 @@
+"""A worker killed mid-job: RQ retries the job and exactly one move is appended.
+
+Real ``gameroom worker`` processes; the AI level ``slow`` (service.testing.slow_ai)
+thinks until killed the first time, and the worker processes find it through
+an entry point of a test distribution put on PYTHONPATH.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rq.job import Job, JobStatus
+from rq.registry import StartedJobRegistry
+from rq.serializers import JSONSerializer
+
+from service.eventstore import keys
+from service.testing import slow_ai
+
+from .conftest import QUEUE
+from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
+
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+
+
+def _wait(predicate, timeout=30.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+@pytest.fixture
+def slow(tmp_path, redis_server):
+    """Environment and starter for ``gameroom worker`` processes that know the ``slow`` level."""
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    site = slow_ai.install_entry_point(tmp_path / "site")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    env.update(GAMEROOM_REDIS_URL=redis_server.url, GAMEROOM_QUEUE=QUEUE, GAMEROOM_LOG_LEVEL="WARNING",
+               GAMEROOM_TEST_SLOW_DIR=str(folder),
+               PYTHONPATH=os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    started = []
+
+    def start_worker():
+        log = open(tmp_path / f"worker{len(started)}.log", "wb")
+        proc = subprocess.Popen([str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        started.append(proc)
+        return proc
+
+    start_worker.folder = folder
+    yield start_worker
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _slow_match(ai_matches, monkeypatch, slow):
+    monkeypatch.setenv(slow_ai.ENV, str(slow.folder))
+    match_id = _create(ai_matches, "nim", [None, "slow"])
+    loaded = _human_plays_until_ai_turn(ai_matches, match_id)
+    return match_id, loaded.version
+
+
+def _ai_moves(ai_matches, match_id):
+    return [e for e in _entries(ai_matches, match_id) if e.get("seat") == 1]
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_job_leads_to_exactly_one_move_after_retry(ai_matches, redis_client, slow, monkeypatch):
+    match_id, version = _slow_match(ai_matches, monkeypatch, slow)
+    worker = slow()
+    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+                      what="the job to start"))
+    # The host dies: the worker and its work horse go at once, nobody reports the job.
+    os.kill(worker.pid, signal.SIGKILL)
+    os.kill(horse, signal.SIGKILL)
+    worker.wait(10)
+    _wait(lambda: not _alive(horse), what="the work horse to die")
+
+    job_id = keys.ai_job_id(match_id, version, 1)
+    job = Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer)
+    assert job.get_status() == JobStatus.STARTED
+    assert ai_matches.store.version(match_id) == version
+    # RQ finds abandoned jobs when a worker's maintenance cleans the started
+    # registry after the job's heartbeat expired. Run that cleanup as of then.
+    started = StartedJobRegistry(QUEUE, connection=redis_client, serializer=JSONSerializer)
+    entries = redis_client.zrange(started.key, 0, -1, withscores=True)
+    assert [e.decode().split(":")[0] for e, _ in entries] == [job_id]
+    started.cleanup(timestamp=max(score for _, score in entries) + 1)
+    job.refresh()
+    assert job.get_status() == JobStatus.SCHEDULED and job.retries_left == 2
+
+    slow()  # a fresh worker (its scheduler enqueues the retry when due) plays the move
+    _wait(lambda: ai_matches.store.version(match_id) > version, what="the retried move")
+    _wait(lambda: job.get_status() == JobStatus.FINISHED, what="the job to finish")
+    assert len(_ai_moves(ai_matches, match_id)) == 1
+    assert ai_matches.store.version(match_id) == version + 1
+    assert len((slow.folder / "decisions").read_text().split()) == 1
+
+
+@pytest.mark.slow
+def test_a_killed_work_horse_is_retried_by_its_worker(ai_matches, redis_client, slow, monkeypatch):
+    match_id, version = _slow_match(ai_matches, monkeypatch, slow)
+    slow()
+    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+                      what="the job to start"))
+    os.kill(horse, signal.SIGKILL)  # e.g. the OOM killer: the worker sees its horse die
+    _wait(lambda: ai_matches.store.version(match_id) > version, what="the retried move")
+    job = Job.fetch(keys.ai_job_id(match_id, version, 1), connection=redis_client, serializer=JSONSerializer)
+    _wait(lambda: job.get_status() == JobStatus.FINISHED, what="the job to finish")
+    job.refresh()
+    assert job.retries_left == 2
+    assert len(_ai_moves(ai_matches, match_id)) == 1
+    assert ai_matches.store.version(match_id) == version + 1
