@@ -171,6 +171,114 @@ def check_sampling(game: Game, folded: Folded, num_seats: int, seed: str) -> Non
         assert game.view(sampled, seat) == view, f"sample_state for seat {seat} changed its view"
 
 
+def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400) -> int:
+    """Differential leak test: what a viewer gets must not depend on what it cannot see.
+
+    At each step, for each viewer ``v`` (each seat and the spectator, except the
+    actor), build a second state ``S'`` from ``v``'s view with
+    ``sample_state`` (same view, different hidden cards). Then the viewer's
+    legal moves must be the same in both; and when the actor's move is legal in
+    both and leaves ``v``'s view the same in both (it revealed nothing to
+    ``v``), its events redacted for ``v`` must be the same too: a draw shows
+    the same "someone drew 2 cards" whatever the cards are. Returns the number
+    of comparisons made.
+    """
+    rnd = random.Random(seed)
+    entry = setup_entry(game, num_seats, game.load_options({}), seed)
+    folded = apply_entry(game, Folded(), {**entry, "version": 1})
+    compared = 0
+    for _ in range(max_steps):
+        state = folded.state
+        active = game.active_seats(state)
+        if not active:
+            break
+        actor = rnd.choice(active)
+        move = rnd.choice(game.legal_moves(state, actor))
+        rng_seed = f"{seed}:{folded.version}"
+        real = game.decide(state, actor, move, _rng(rng_seed))
+        for viewer in [None, *range(num_seats)]:
+            if viewer == actor:
+                continue
+            sampler_seat = viewer if viewer is not None else actor
+            view = game.view(state, viewer)
+            try:
+                other = game.sample_state(game.view(state, sampler_seat), sampler_seat, _rng(rng_seed + f":{viewer}"))
+            except NotImplementedError:
+                return compared
+            if viewer is None:
+                # A spectator knows less than any seat: a state consistent with the actor's
+                # view is also consistent with the spectator's.
+                if game.view(other, None) != view:
+                    continue
+            assert game.view(other, viewer) == view, f"sample_state changed the view of {viewer}"
+            if viewer is not None:
+                assert game.legal_moves(other, viewer) == game.legal_moves(state, viewer), (
+                    f"seat {viewer}'s legal moves depend on hidden information")
+                if viewer in active:
+                    for bad in corrupt(rnd.choice(game.legal_moves(state, viewer)), rnd)[:3]:
+                        assert _refusal(game, state, viewer, bad) == _refusal(game, other, viewer, bad), (
+                            f"the refusal of {bad} for seat {viewer} depends on hidden information")
+            try:
+                alt = game.decide(other, actor, move, _rng(rng_seed))
+            except IllegalMove:
+                continue  # the actor's move depends on the actor's own hidden cards: nothing to compare
+            if _views_along(game, state, real, viewer) != _views_along(game, other, alt, viewer):
+                continue  # the move showed this viewer something (a public discard, a reveal)
+            mine = [game.redact(e, viewer) for e in real]
+            theirs = [game.redact(e, viewer) for e in alt]
+            assert mine == theirs, (
+                f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}")
+            compared += 1
+        compared += _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats)
+        for event in real:
+            state = game.evolve(state, event)
+        folded = Folded(state=state, version=folded.version + 1)
+    return compared
+
+
+def _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats) -> int:
+    """The actor's private choices: two different moves that leave a viewer's view
+    the same (e.g. two sealed placements) must look the same to that viewer."""
+    moves = game.legal_moves(state, actor)
+    other_move = rnd.choice(moves)
+    if other_move == move:
+        return 0
+    alt = game.decide(state, actor, other_move, _rng(rng_seed))
+    compared = 0
+    for viewer in [None, *range(num_seats)]:
+        if viewer == actor or _views_along(game, state, real, viewer) != _views_along(game, state, alt, viewer):
+            continue
+        mine = [game.redact(e, viewer) for e in real]
+        theirs = [game.redact(e, viewer) for e in alt]
+        assert mine == theirs, (
+            f"seat {actor}'s private choice shows in events redacted for {viewer}:\n{mine}\nvs\n{theirs}")
+        compared += 1
+    return compared
+
+
+def _views_along(game, state, events, viewer) -> list:
+    """The viewer's view after each event: what the events showed it, even briefly."""
+    views = []
+    for event in events:
+        state = game.evolve(state, event)
+        views.append(game.view(state, viewer))
+    return views
+
+
+def _refusal(game, state, seat, move):
+    try:
+        game.decide(state, seat, move, _rng("refusal"))
+    except IllegalMove as exc:
+        return exc.code, exc.message
+    return None
+
+
+def _rng(seed: str):
+    from ..plugin_api import Rng
+
+    return Rng(seed)
+
+
 PLAYOUTS = int(os.environ.get("GAMEROOM_PLAYOUTS", "4"))
 
 
@@ -209,6 +317,14 @@ class GameConformance:
         folded = fold(subject, half)
         assert fold(subject, half).state == folded.state
         check_sampling(subject, folded, n, seed)
+
+    def test_hidden_information_does_not_leak(self, subject):
+        if not subject.info.hidden_information:
+            return
+        compared = 0
+        for n in player_counts(subject):
+            compared += check_no_leaks(subject, n, f"leaks-{subject.info.slug}-{n}")
+        assert compared > 0 or getattr(type(subject), "sample_state") is Game.sample_state
 
     def test_unknown_options_are_refused(self, subject):
         from marshmallow import ValidationError
