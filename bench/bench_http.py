@@ -63,10 +63,14 @@ def baseline_app():
 
     app = Flask("bench_baseline")
     client = redis.Redis.from_url(os.environ["BENCH_REDIS_URL"])
+    # Diagnostic (--baseline-round-trips K): K-1 sequential HGETs before the XADD, to price round trips alone.
+    extra = max(0, int(os.environ.get("BENCH_ROUND_TRIPS", "1")) - 1)
 
     @app.post("/baseline/<stream>")
     def append(stream):
         body = request.get_json()
+        for _ in range(extra):
+            client.hget(f"bench-http:{{{stream}}}:meta", "status")
         entry_id = client.xadd(f"bench-http:{{{stream}}}:events", {"entry": json.dumps(body, separators=(",", ":"))})
         return jsonify({"id": entry_id.decode()}), 201
 
@@ -465,7 +469,9 @@ def print_report(res: dict) -> None:
     print(f"  ratio  move p50 latency vs baseline p50       : {s['ratio_move_p50_vs_baseline_p50']:.2f}x")
     print()
     print(f"  {'':<38}{'per s':>10}{'p50 ms':>9}{'p99 ms':>9}")
-    print(f"  {'baseline POST (1 XADD)':<38}{fmt(s['baseline_requests_per_s']):>10}"
+    k = p.get("baseline_round_trips", 1)
+    label = "baseline POST (1 XADD)" if k == 1 else f"baseline POST ({k - 1} HGET + 1 XADD)"
+    print(f"  {label:<38}{fmt(s['baseline_requests_per_s']):>10}"
           f"{fmt(s['baseline_p50_ms'], 2):>9}{fmt(s['baseline_p99_ms'], 2):>9}")
     print(f"  {'gameroom POST /moves (moves)':<38}{fmt(s['moves_per_s']):>10}"
           f"{fmt(s['move_p50_ms'], 2):>9}{fmt(s['move_p99_ms'], 2):>9}")
@@ -620,13 +626,16 @@ def main(argv=None) -> int:
     p.add_argument("--worker-class", default="gthread", help="gunicorn -k (default gthread)")
     p.add_argument("--redis-url", help="use this Redis (a scratch database: the run's matches are deleted "
                    "afterwards) instead of a throwaway embedded one")
+    p.add_argument("--baseline-round-trips", type=int, default=1, metavar="K",
+                   help="diagnostic: the baseline makes K sequential Redis calls per request (K-1 HGETs, then the "
+                        "XADD) instead of 1, to see what round trips alone cost (default 1)")
     p.add_argument("--target", type=float, default=0.60, help="throughput ratio to meet (default 0.60)")
     p.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
     p.add_argument("--profile", action="store_true", help="instead: cProfile the request path in-process and exit")
     p.add_argument("--profile-matches", type=int, default=30, help="matches to play under --profile (default 30)")
     p.add_argument("--profile-top", type=int, default=30, help="rows of the profile to print (default 30)")
     args = p.parse_args(argv)
-    if not (1 <= args.clients <= 256 and 0.5 <= args.duration <= 3600 and 1 <= args.rounds <= 50
+    if not (1 <= args.clients <= 256 and 1 <= args.baseline_round_trips <= 50 and 0.5 <= args.duration <= 3600 and 1 <= args.rounds <= 50
             and 1 <= args.max_seconds <= 24 * 3600 and (args.matches is None or 1 <= args.matches <= 10**7)):
         p.error("out-of-range --clients / --duration / --rounds / --matches / --max-seconds")
 
@@ -651,7 +660,8 @@ def main(argv=None) -> int:
                 facts = run_facts(rclient)
                 print(f"bench_http: {facts['cpus']} cpus, load {facts['loadavg_at_start']}; redis "
                       f"{facts.get('redis_version')} ({'external' if args.redis_url else 'embedded'})", flush=True)
-                baseline = Gunicorn("baseline", "bench_http:baseline_app()", {"BENCH_REDIS_URL": url}, args, logdir,
+                base_env = {"BENCH_REDIS_URL": url, "BENCH_ROUND_TRIPS": str(args.baseline_round_trips)}
+                baseline = Gunicorn("baseline", "bench_http:baseline_app()", base_env, args, logdir,
                                     extra=["--pythonpath", str(HERE)])
                 gameroom = Gunicorn("gameroom", "service.wsgi:app",
                                     {"GAMEROOM_REDIS_URL": url, "GAMEROOM_AI_MODE": "off"}, args, logdir)
