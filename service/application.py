@@ -148,13 +148,43 @@ class Matches:
     def game(self, record: MatchRecord):
         return self.registry.get(record.game)
 
-    def load(self, match_id: str, version: int | None = None) -> Loaded:
-        """The match folded to ``version`` (default: its latest).
+    def open(self, match_id: str, token: str | None = None) -> tuple[Loaded, int | None, bool]:
+        """The latest match, and the seat of ``token``, in one round trip to Redis when warm.
 
-        Starts from the in-process cache or the nearest snapshot at or before
-        ``version``, so loading costs about the same at any history length.
+        Returns ``(loaded, seat, token_ok)``: ``seat`` is None for no token or an
+        unknown one (``token_ok`` tells which). The match record, the token and
+        the entries the cached fold has not seen are read in one pipeline.
         """
-        record = self.record(match_id)
+        start = self._cache.get(match_id)
+        pipe = self.store.redis.pipeline(transaction=False)
+        self.records.queue_get(pipe, match_id)
+        if token is not None:
+            self.records.queue_seat(pipe, match_id, token)
+        if start is not None:
+            self.store.queue_read(pipe, match_id, start.version)
+        results = pipe.execute()
+        record = self.records.parse(results[0])
+        if record is None:
+            raise NotFound(f"No match {match_id}.", code="unknown-match")
+        seat = self.records.parse_seat(results[1]) if token is not None else None
+        if start is not None:
+            folded = decider.fold(self.game(record), self.store.decode(results[-1]), start)
+            self._cache.put(match_id, folded)
+            loaded = Loaded(record, folded)
+        else:
+            loaded = self._load(record, None)
+        return loaded, seat, token is None or seat is not None
+
+    def load(self, match_id: str, version: int | None = None) -> Loaded:
+        """The match folded to ``version`` (default: its latest)."""
+        if version is None:
+            return self.open(match_id)[0]
+        return self._load(self.record(match_id), version)
+
+    def _load(self, record: MatchRecord, version: int | None) -> Loaded:
+        """Fold from the in-process cache or the nearest snapshot at or before
+        ``version``, so loading costs about the same at any history length."""
+        match_id = record.id
         game = self.game(record)
         if version is not None:
             current = self.store.version(match_id)
@@ -189,12 +219,13 @@ class Matches:
     # -- moves -----------------------------------------------------------
 
     def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
-               idempotency_key: str | None = None, actor: str | None = None) -> MoveResult:
+               idempotency_key: str | None = None, actor: str | None = None,
+               loaded: Loaded | None = None) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
-        match moved on in a way that changed what ``seat`` sees; entries by other
-        seats that leave this seat's view unchanged (simultaneous phases) do not
+        match moved on in a way that changed what ``seat`` may do; other seats'
+        steps that leave its legal moves unchanged (simultaneous phases) do not
         make it stale. Without it, the move is checked against the latest state
         and the append retried on a race.
         """
@@ -203,8 +234,9 @@ class Matches:
             prior = self.records.idempotent_version(match_id, key)
             if prior is not None:
                 return self._replayed(match_id, prior)
-        for _ in range(self.append_retries):
-            loaded = self.load(match_id)
+        for attempt in range(self.append_retries):
+            if loaded is None or attempt:
+                loaded = self.load(match_id)
             record, folded = loaded.record, loaded.folded
             if record.read_only:
                 raise Conflict("This match is a read-only import.", code="read-only")
@@ -219,16 +251,17 @@ class Matches:
             entry["time"] = self.clock()
             if actor:
                 entry["actor"] = actor
+            new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
+            status = status_of(record, game, new.folded.state)
             try:
-                result = self.store.append(match_id, entry, folded.version, key)
+                result = self.store.append(match_id, entry, folded.version, key, status=status)
             except VersionConflict:
                 continue
             if result.duplicate:
                 return self._replayed(match_id, result.version)
             entry["version"] = result.version
-            new = Loaded(record, decider.apply_entry(game, folded, entry))
             self._cache.put(match_id, new.folded)
-            self._after(new, entry)
+            self._after(new, entry, progress_saved=True)
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
 
@@ -244,22 +277,31 @@ class Matches:
         return new
 
     def _check_not_stale(self, loaded: Loaded, seat: int, expected: int) -> None:
+        """Refuse with ``stale-version`` unless what ``seat`` could do is unchanged since ``expected``.
+
+        In simultaneous phases other seats' steps do not touch this seat's options,
+        so its move goes through; in turn-based play the turn passing, or the
+        seat's own later move, changes its legal moves and the move is stale.
+        """
         current = loaded.folded.version
         if expected > current or expected < 1:
             raise VersionConflict(current, f"The match is at version {current}, not {expected}.")
+        if any(e.get("seat") == seat or e["kind"] != "move" for e in self.store.read(loaded.record.id, expected)):
+            raise VersionConflict(current, f"The match moved on to version {current}.")
         game = self.game(loaded.record)
         then = self.load(loaded.record.id, expected).folded.state
-        if game.view(then, seat) != game.view(loaded.folded.state, seat):
+        if game.legal_moves(then, seat) != game.legal_moves(loaded.folded.state, seat):
             raise VersionConflict(current, f"The match moved on to version {current}.")
 
     def _replayed(self, match_id: str, version: int) -> MoveResult:
         entry = self.store.entry(match_id, version)
         return MoveResult(version, entry, self.load(match_id), duplicate=True)
 
-    def _after(self, loaded: Loaded, entry: dict | None) -> None:
+    def _after(self, loaded: Loaded, entry: dict | None, progress_saved: bool = False) -> None:
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
-        self.records.set_progress(record.id, status_of(record, game, folded.state), folded.version)
+        if not progress_saved:
+            self.records.set_progress(record.id, status_of(record, game, folded.state), folded.version)
         if self.snapshot_every and folded.version % self.snapshot_every == 0:
             snapshot = folded.to_snapshot() | {"code_rules_version": game.info.rules_version}
             self.store.save_snapshot(record.id, folded.version, snapshot)

@@ -21,19 +21,22 @@ def bearer_token(allow_query: bool = False) -> str | None:
     return None
 
 
-def caller_seat(matches, match_id: str, *, allow_query: bool = False, required: bool = False) -> int | None:
-    """The caller's seat in ``match_id``; None for a spectator.
+def caller(matches, match_id: str, *, allow_query: bool = False, required: bool = False):
+    """The latest match and the caller's seat in it (None for a spectator).
 
-    An unknown token is 401 (not silently a spectator, so a client with a
-    typo'd token notices). ``required``: spectators get 401 too.
+    404 for an unknown match comes before 401. An unknown token is 401 (not
+    silently a spectator, so a client with a typo'd token notices).
+    ``required``: spectators get 401 too.
     """
-    matches.record(match_id)  # 404 before 401: unknown match first
     token = bearer_token(allow_query)
-    if token is None:
-        if required:
-            raise Unauthorized("This needs a seat's bearer token.", code="token-required")
-        return None
-    seat = matches.records.seat_for_token(match_id, token)
-    if seat is None:
+    loaded, seat, token_ok = matches.open(match_id, token)
+    if token is None and required:
+        raise Unauthorized("This needs a seat's bearer token.", code="token-required")
+    if not token_ok:
         raise Unauthorized("The token is not valid for this match.", code="bad-token")
-    return seat
+    return loaded, seat
+
+
+def caller_seat(matches, match_id: str, *, allow_query: bool = False, required: bool = False) -> int | None:
+    """Only the caller's seat (see :func:`caller`)."""
+    return caller(matches, match_id, allow_query=allow_query, required=required)[1]

@@ -12,7 +12,7 @@ from schemas.history import (
 from schemas.matches import MatchCreatedSchema
 
 from . import presenters
-from .auth import caller_seat
+from .auth import caller, caller_seat
 from .docs import PROBLEM
 
 blp = Blueprint("history", __name__, url_prefix="/api/matches", description="Undo, fork, export, import")
@@ -99,7 +99,7 @@ class Export(MethodView):
     def get(self, match_id):
         """The match as a self-describing document: complete once over, else redacted for the caller."""
         matches, history = _both()
-        seat = caller_seat(matches, match_id)
+        _, seat = caller(matches, match_id)
         return history.export(match_id, seat)
 
 

@@ -12,7 +12,7 @@ from schemas import (
 
 from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
-from .auth import caller_seat
+from .auth import caller
 from .docs import PROBLEM
 
 blp = Blueprint("play", __name__, url_prefix="/api/matches", description="Playing a match")
@@ -33,14 +33,15 @@ class State(MethodView):
     def get(self, args, match_id):
         """The caller's view (bearer token = seat; none = spectator), now or at ``version``."""
         matches = _matches()
-        seat = caller_seat(matches, match_id)
+        loaded, seat = caller(matches, match_id)
         if args.get("seat") is not None and args["seat"] != seat:
-            if not presenters.is_finished(matches, matches.load(match_id)):
+            if not presenters.is_finished(matches, loaded):
                 raise NotYourSeat("Other seats' views become public when the match is over.")
-            if args["seat"] >= matches.record(match_id).num_seats:
+            if args["seat"] >= loaded.record.num_seats:
                 raise NotFound(f"Match {match_id} has no seat {args['seat']}.", code="no-such-seat")
             seat = args["seat"]
-        loaded = matches.load(match_id, args.get("version"))
+        if args.get("version") is not None:
+            loaded = matches.load(match_id, args["version"])
         # One ETag per (version, seat): seats see different views of one version.
         tag = f"v{loaded.version}-s{'x' if seat is None else seat}"
         headers = {"ETag": f'"{tag}"'}
@@ -57,8 +58,7 @@ class LegalMoves(MethodView):
     def get(self, match_id):
         """The caller's legal atomic moves now; each can be POSTed back unchanged."""
         matches = _matches()
-        seat = caller_seat(matches, match_id)
-        loaded = matches.load(match_id)
+        loaded, seat = caller(matches, match_id)
         moves = []
         if seat is not None and loaded.record.full:
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
@@ -79,14 +79,14 @@ class Moves(MethodView):
     def post(self, body, match_id):
         """Submit one move. ``Idempotency-Key`` makes retries safe."""
         matches = _matches()
-        seat = caller_seat(matches, match_id, required=True)
+        loaded, seat = caller(matches, match_id, required=True)
         if body.get("seat") is not None and body["seat"] != seat:
             raise NotYourSeat(f"Your token is for seat {seat}, not seat {body['seat']}.")
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 1 <= len(key) <= 128:
             raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
         result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
-                                idempotency_key=key)
+                                idempotency_key=key, loaded=loaded)
         [entry] = matches.redact(result.loaded, [result.entry], seat)
         return {
             "version": result.version,
@@ -106,7 +106,6 @@ class Events(MethodView):
     def get(self, args, match_id):
         """History after version ``after``, each entry redacted for the caller."""
         matches = _matches()
-        seat = caller_seat(matches, match_id)
-        loaded = matches.load(match_id)
+        loaded, seat = caller(matches, match_id)
         entries = matches.store.read_page(match_id, args["after"], args["limit"])
         return {"version": loaded.version, "entries": matches.redact(loaded, entries, seat)}

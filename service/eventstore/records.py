@@ -35,7 +35,23 @@ class MatchRecords:
         pipe.execute()
 
     def get(self, match_id: str) -> MatchRecord | None:
-        raw = self.redis.hgetall(keys.meta(match_id))
+        return self.parse(self.redis.hgetall(keys.meta(match_id)))
+
+    @staticmethod
+    def queue_get(pipe, match_id: str) -> None:
+        """Queue :meth:`get` on a pipeline; turn its result into a record with :meth:`parse`."""
+        pipe.hgetall(keys.meta(match_id))
+
+    @staticmethod
+    def queue_seat(pipe, match_id: str, token: str) -> None:
+        pipe.hget(keys.tokens(match_id), hash_token(token))
+
+    @staticmethod
+    def parse_seat(raw) -> int | None:
+        return int(raw) if raw is not None else None
+
+    @staticmethod
+    def parse(raw) -> MatchRecord | None:
         if not raw or b"record" not in raw:
             return None
         static = json.loads(raw[b"record"])
@@ -55,8 +71,7 @@ class MatchRecords:
         return True
 
     def seat_for_token(self, match_id: str, token: str) -> int | None:
-        raw = self.redis.hget(keys.tokens(match_id), hash_token(token))
-        return int(raw) if raw is not None else None
+        return self.parse_seat(self.redis.hget(keys.tokens(match_id), hash_token(token)))
 
     def set_progress(self, match_id: str, status: str, version: int) -> None:
         self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})

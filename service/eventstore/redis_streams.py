@@ -16,9 +16,11 @@ from . import keys
 
 # KEYS[1] the match's events stream
 # KEYS[2] the match's idempotency hash
+# KEYS[3] the match's record hash (its denormalised status and version, for the lobby)
 # ARGV[1] expected version (the stream length the writer saw)
 # ARGV[2] idempotency key, or "" for none
 # ARGV[3] the entry, JSON
+# ARGV[4] the match status after this entry, or "" to leave the record alone
 # Returns {"ok", version} | {"dup", version of the first append} | {"conflict", current version}
 APPEND_LUA = """
 if ARGV[2] ~= '' then
@@ -30,6 +32,7 @@ if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local version = current + 1
 redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'status', ARGV[4], 'version', version) end
 return {'ok', version}
 """
 
@@ -53,22 +56,23 @@ class EventStore:
         self._append = client.register_script(APPEND_LUA)
 
     def append(self, match_id: str, entry: dict, expected_version: int,
-               idempotency_key: str | None = None) -> AppendResult:
+               idempotency_key: str | None = None, status: str | None = None) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
         Raises :class:`VersionConflict` (carrying the current version) when the
         stream is not at ``expected_version``. A repeated ``idempotency_key``
-        appends nothing and returns the version of the first append.
+        appends nothing and returns the version of the first append. ``status``,
+        when given, is written to the match record in the same atomic step.
         """
         entry = {**entry, "version": expected_version + 1}
-        status, version = self._append(
-            keys=[keys.events(match_id), keys.idempotency(match_id)],
-            args=[expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":"))],
+        outcome, version = self._append(
+            keys=[keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id)],
+            args=[expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":")), status or ""],
         )
-        status = status.decode() if isinstance(status, bytes) else status
-        if status == "conflict":
+        outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
+        if outcome == "conflict":
             raise VersionConflict(int(version))
-        return AppendResult(int(version), duplicate=status == "dup")
+        return AppendResult(int(version), duplicate=outcome == "dup")
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[dict]:
         """Entries with ``after < version <= upto`` (``upto`` None: to the end), in order."""
@@ -76,6 +80,14 @@ class EventStore:
         if upto is not None and upto <= after:
             return []
         return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", end))
+
+    def queue_read(self, pipe, match_id: str, after: int) -> None:
+        """Queue the read of entries after ``after`` on ``pipe``; decode its result with :meth:`decode`."""
+        pipe.xrange(keys.events(match_id), f"{after + 1}-0", "+")
+
+    @staticmethod
+    def decode(items) -> list[dict]:
+        return _decode(items)
 
     def read_page(self, match_id: str, after: int, limit: int) -> list[dict]:
         return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", "+", count=limit))
