@@ -197,5 +197,90 @@ def openapi():
     click.echo(spec_yaml(), nl=False)
 
 
+@main.command()
+@click.option("--game", "slug", required=True, help="Slug of the game to play (see `gameroom games`).")
+@click.option("--seats", required=True, metavar="LEVEL,LEVEL[,...]",
+              help="One AI level per seat, e.g. mcts,greedy. Levels: random, greedy, mcts, and any the game or "
+                   "an add-on plugin provides. A level may enter twice (mcts,mcts: entrants mcts#1, mcts#2).")
+@click.option("--matches", "-n", type=click.IntRange(1), default=100, show_default=True,
+              help="Matches to play. Use a multiple of the number of seats, so that every entrant plays every "
+                   "deal from every seat.")
+@click.option("--budget", default=None, metavar="N | Ts | N/Ts",
+              help="Search budget of the search levels (mcts): N iterations with no time limit (reproducible), "
+                   "Ts seconds per decision (e.g. 0.5s or 300ms), or both (300/0.5s).  "
+                   "[default: the game's or the platform's, the same as on the server]")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
+              help="Play matches in this many processes (one per core is best for timed budgets).")
+@click.option("--seed", default="tournament", show_default=True,
+              help="Seed of the deals and of the AI's randomness: the same seed and an iteration budget give "
+                   "the same results.")
+@click.option("--options", "options_json", default=None, metavar="JSON", help="Game options, as a JSON object.")
+@click.option("--chart", type=click.Path(dir_okay=False), default=None,
+              help="Also write a PNG chart (win rates and mean scores with their intervals) to this file. Needs "
+                   "matplotlib (pip install 'gameroom[dev]').")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write every match's result and the summary as JSON to this file.")
+def tournament(slug, seats, matches, budget, jobs, seed, options_json, chart, json_path):
+    """Play AI levels against each other locally and print their strength.
+
+    Matches are played in this process (or --jobs processes) through the same
+    pure core the server uses, with no HTTP and no Redis; each seat's policy
+    sees only its own view of the match and its legal moves. Seat order is
+    swapped fairly: in match i entrant k takes seat (k + i) mod n, and the n
+    rotations of one round share a deal.
+
+    Printed per entrant: wins (a win shared by k seats counts 1/k, so a
+    two-player tie is half a win), win rate with its 95% Wilson interval, mean
+    final score and mean score margin (own score minus the best other seat's)
+    with 95% normal intervals, and decision times (mean, 95th percentile,
+    max). Matches that fail or run past the game's step limit are reported and
+    left out of the figures.
+
+    Example: gameroom tournament --game nim --seats mcts,greedy -n 200 -j 2 --chart nim.png
+    """
+    from tqdm import tqdm
+
+    from .ai import report
+    from .ai import tournament as tour
+
+    try:
+        levels = [s.strip() for s in seats.split(",") if s.strip()]
+        parsed = tour.parse_budget(budget)
+        options = json.loads(options_json) if options_json else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    if chart:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--chart needs matplotlib: pip install 'gameroom[dev]'") from None
+    labels = tour.labels_for(levels)
+    with tqdm(total=matches, desc=f"{slug}: {' vs '.join(labels)}", unit="match", file=sys.stderr) as bar:
+        try:
+            results = tour.run(slug, levels, matches, budget=parsed, jobs=jobs, seed=seed, options=options,
+                               progress=lambda result: bar.update(1))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    failed = [r for r in results if r.get("error")]
+    rows = report.summarize(results, labels)
+    steps = [r["steps"] for r in results if not r.get("error")]
+    click.echo(f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}, "
+               f"seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps")
+    click.echo(report.table(rows))
+    for r in failed:
+        click.echo(f"match {r['index']} left out: {r['error'].strip().splitlines()[-1]}", err=True)
+    if chart:
+        report.chart(rows, chart, f"{slug}: {' vs '.join(labels)} ({len(results) - len(failed)} matches)")
+        click.echo(f"chart written to {chart}")
+    if json_path:
+        for r in results:
+            r["decisions"] = {labels[e]: times for e, times in r["decisions"].items()}
+        with open(json_path, "w") as out:
+            json.dump({"game": slug, "levels": levels, "budget": budget, "seed": seed, "summary": rows,
+                       "matches": results}, out, indent=1, default=str)
+    if failed:
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     main()

@@ -12,9 +12,14 @@ Each iteration
 3. *expands* one untried move, then plays ``rollout`` steps of the rollout
    policy and values the leaf with ``Game.evaluate`` for every seat.
 4. *backs up* the raw values; each node keeps the mean value for the seat that
-   made its move. Values are normalised to [0, 1] by the smallest and largest
-   mean seen in this search (as MuZero does), so any evaluation scale works
-   with one exploration constant.
+   made its move, and an *implicit minimax* value (Lanctot, Winands, Pepels &
+   Sturtevant 2014): the evaluation of the node when it was expanded, then
+   the max^n backup of its children's. Selection blends the two
+   (``minimax`` weight), which keeps the game's heuristic sharp where plain
+   averaging would blur it with the search's own exploratory moves. Values are
+   normalised to [0, 1] by the smallest and largest value seen in this search
+   (as MuZero does), so any evaluation scale works with one exploration
+   constant.
 
 The move played is the most visited child of the root.
 
@@ -33,6 +38,9 @@ part of :class:`service.plugin_api.Game`):
     :data:`FULL_ROLLOUT` (play on until the end, as plain MCTS does).
 ``mcts_exploration`` (float)
     the UCB constant (:data:`EXPLORATION`).
+``mcts_minimax`` (float in [0, 1])
+    weight of the implicit minimax value in selection (:data:`MINIMAX`
+    when the game overrides ``evaluate``, else 0).
 ``mcts_opponents`` ("tree" or "policy")
     "tree" (default) searches the other seats' moves as tree nodes;
     "policy" (default for ``info.simultaneous`` games) lets them play by the
@@ -57,11 +65,12 @@ from ..plugin_api import Game, IllegalMove, Rng
 DEFAULT_ITERATIONS = 5000
 DEFAULT_TIME_LIMIT = 0.75  # seconds: one decision stays under 1 s with sampling and set-up
 EXPLORATION = 0.7
+MINIMAX = 0.5
 FULL_ROLLOUT = 200
 
 
 class _Node:
-    __slots__ = ("move", "actor", "children", "visits", "total", "avail")
+    __slots__ = ("move", "actor", "children", "visits", "total", "avail", "vec", "static", "full")
 
     def __init__(self, move=None, actor=None):
         self.move = move
@@ -70,6 +79,9 @@ class _Node:
         self.visits = 0
         self.total = 0.0  # sum of the raw values of ``actor``
         self.avail = 0
+        self.vec = None  # implicit minimax values, one per seat
+        self.static = None  # the evaluation when expanded
+        self.full = False  # every move seen here has a child
 
 
 class _Bounds:
@@ -99,15 +111,19 @@ def _overrides(game: Game, name: str) -> bool:
     return getattr(type(game), name, None) is not getattr(Game, name)
 
 
-def settings(game: Game, iterations=None, time_limit=None, rollout=None, exploration=None) -> dict:
+def settings(game: Game, iterations=None, time_limit=None, rollout=None, exploration=None,
+             minimax=None) -> dict:
     """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
     simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
+    heuristic = _overrides(game, "evaluate")
     return {
         "iterations": int(iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)),
         "time_limit": float(getattr(game, "mcts_time_limit", DEFAULT_TIME_LIMIT) if time_limit is None
                             else time_limit),
-        "rollout": int(getattr(game, "mcts_rollout", 0 if _overrides(game, "evaluate") else FULL_ROLLOUT)
+        "rollout": int(getattr(game, "mcts_rollout", 0 if heuristic else FULL_ROLLOUT)
                        if rollout is None else rollout),
+        "minimax": float(getattr(game, "mcts_minimax", MINIMAX if heuristic else 0.0)
+                         if minimax is None else minimax),
         "exploration": float(getattr(game, "mcts_exploration", EXPLORATION) if exploration is None
                              else exploration),
         "opponents": getattr(game, "mcts_opponents", "policy" if simultaneous else "tree"),
@@ -119,6 +135,7 @@ class _Search:
         self.game, self.seat, self.num_seats, self.rng = game, seat, num_seats, rng
         self.rollout = config["rollout"]
         self.c = config["exploration"]
+        self.alpha = config["minimax"]
         self.tree_opponents = config["opponents"] != "policy"
         self.policy = getattr(game, "rollout_policy", None)
         self.bounds = _Bounds()
@@ -144,8 +161,10 @@ class _Search:
         best, best_score = None, -math.inf
         for k in keyed:
             child = node.children[k]
-            mean = child.total / child.visits
-            score = self.bounds.norm(mean) + self.c * math.sqrt(math.log(child.avail) / child.visits)
+            q = self.bounds.norm(child.total / child.visits)
+            if self.alpha:
+                q = (1 - self.alpha) * q + self.alpha * self.bounds.norm(child.vec[child.actor])
+            score = q + self.c * math.sqrt(math.log(child.avail) / child.visits)
             if score > best_score:
                 best, best_score = k, score
         return best
@@ -177,6 +196,7 @@ class _Search:
                 if child is not None:
                     child.avail += 1
             untried = [k for k in keyed if k not in node.children]
+            node.full = not untried
             if untried:
                 k = untried[rng.randrange(len(untried))]
                 child = node.children[k] = _Node(keyed[k], actor)
@@ -192,6 +212,9 @@ class _Search:
                 break
             node = child
             path.append(node)
+        leaf = path[-1]
+        if self.alpha and leaf.static is None and self.rollout:
+            leaf.static = [game.evaluate(state, s) for s in range(self.num_seats)]
         for _ in range(self.rollout):
             actor = self._actor(state)
             if actor is None:
@@ -204,11 +227,40 @@ class _Search:
             except IllegalMove:
                 break
         values = [game.evaluate(state, s) for s in range(self.num_seats)]
+        if self.alpha:
+            self._minimax(path, values)
         for visited in path:
             visited.visits += 1
             if visited.actor is not None:
                 visited.total += values[visited.actor]
                 self.bounds.see(visited.total / visited.visits)
+
+    def _minimax(self, path: list, values: list) -> None:
+        """Set the new leaf's value vector, then back up max^n along ``path``.
+
+        A node not yet fully expanded may also keep its own evaluation (the
+        mover "stands pat"): its untried moves are unknown, not bad.
+        """
+        leaf = path[-1]
+        if leaf.static is None:
+            leaf.static = values
+        if leaf.vec is None:
+            leaf.vec = leaf.static
+            if leaf.actor is not None:
+                self.bounds.see(leaf.vec[leaf.actor])
+        for node in reversed(path[:-1]):
+            best = None
+            for child in node.children.values():
+                if child.vec is not None and (best is None or child.vec[child.actor] > best.vec[best.actor]):
+                    best = child
+            if best is None:
+                continue
+            mover = best.actor
+            if not node.full and node.static is not None and node.static[mover] > best.vec[mover]:
+                node.vec = node.static
+            else:
+                node.vec = best.vec
+            self.bounds.see(node.vec[mover])
 
 
 def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
@@ -238,8 +290,9 @@ def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seat
 
 def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
                 iterations: int | None = None, time_limit: float | None = None,
-                rollout: int | None = None, exploration: float | None = None, **_) -> dict:
+                rollout: int | None = None, exploration: float | None = None, minimax: float | None = None,
+                **_) -> dict:
     """Pick a move for ``seat`` by ISMCTS from its ``view`` (see the module docstring for the budget)."""
     move, _stats = search(game, view, seat, legal, rng, num_seats=num_seats, iterations=iterations,
-                          time_limit=time_limit, rollout=rollout, exploration=exploration)
+                          time_limit=time_limit, rollout=rollout, exploration=exploration, minimax=minimax)
     return move

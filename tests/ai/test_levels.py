@@ -1,0 +1,139 @@
+"""The built-in levels on small positions: legal, sensible, deterministic, within budget."""
+import time
+
+import pytest
+
+from service.ai import choose_move
+from service.ai.levels import builtin_levels, time_budget
+from service.ai.mcts import DEFAULT_TIME_LIMIT, search, settings
+from service.core import decider
+from service.plugin_api import Rng
+from service.registry import build_registry
+from service.testing import dice, sealed
+
+REGISTRY = build_registry(extra_plugins=[("dice", dice), ("sealed", sealed)])
+NIM = REGISTRY.get("nim")
+
+
+def nim_state(piles, turn=0):
+    return {"piles": piles, "turn": turn, "max_take": None, "misere": False, "winner": None}
+
+
+def opening(game, num_seats=2, seed="seed", options=None):
+    options = game.load_options(options)
+    return decider.fold(game, [decider.setup_entry(game, num_seats, options, seed) | {"version": 1}]).state
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts"])
+def test_every_level_returns_one_of_the_legal_moves(level):
+    state = nim_state([3, 4, 5])
+    legal = NIM.legal_moves(state, 0)
+    for i in range(5):
+        move = choose_move(NIM, level, NIM.view(state, 0), 0, legal, Rng(i), num_seats=2, iterations=50)
+        assert move in legal
+
+
+@pytest.mark.parametrize("level", ["greedy", "mcts"])
+@pytest.mark.parametrize("piles", [[3, 4, 5], [1, 2, 4], [6, 6, 1], [7]])
+def test_greedy_and_mcts_find_the_winning_nim_move(level, piles):
+    state = nim_state(piles)
+    legal = NIM.legal_moves(state, 0)
+    move = choose_move(NIM, level, NIM.view(state, 0), 0, legal, Rng(1), num_seats=2, iterations=2000,
+                       time_limit=0)
+    piles = list(piles)
+    piles[move["pile"]] -= move["count"]
+    nim_sum = 0
+    for p in piles:
+        nim_sum ^= p
+    assert nim_sum == 0, move
+
+
+def test_mcts_wins_without_an_evaluation_by_playing_out():
+    class Plain(type(NIM)):
+        evaluate = type(NIM).__mro__[1].evaluate  # the contract's default: only the outcome counts
+
+    game = Plain()
+    assert settings(game)["rollout"] > 0
+    state = nim_state([1, 2, 4])
+    move = choose_move(game, "mcts", game.view(state, 0), 0, game.legal_moves(state, 0), Rng(3),
+                       num_seats=2, iterations=3000, time_limit=0)
+    assert move == {"type": "take", "pile": 2, "count": 1}
+
+
+@pytest.mark.parametrize("slug", ["nim", "dice-race", "sealed-cards"])
+def test_mcts_with_an_iteration_budget_is_deterministic_given_the_rng(slug):
+    game = REGISTRY.get(slug)
+    state = opening(game)
+    seat = game.active_seats(state)[0]
+    view, legal = game.view(state, seat), game.legal_moves(state, seat)
+    runs = [search(game, view, seat, legal, Rng(42), num_seats=2, iterations=300, time_limit=0) for _ in range(3)]
+    assert all(r[0] == runs[0][0] and r[1]["visits"] == runs[0][1]["visits"] for r in runs)
+    assert runs[0][1]["iterations"] == 300
+
+
+def test_the_time_limit_stops_the_search():
+    state = nim_state([20, 20, 20, 20])
+    legal = NIM.legal_moves(state, 0)
+    started = time.monotonic()
+    _move, stats = search(NIM, NIM.view(state, 0), 0, legal, Rng(0), num_seats=2, iterations=10**9, time_limit=0.2)
+    assert 0.2 <= time.monotonic() - started < 0.5
+    assert 0 < stats["iterations"] < 10**9
+
+
+def test_a_single_legal_move_is_played_without_search():
+    state = nim_state([0, 1, 0])
+    move, stats = search(NIM, NIM.view(state, 0), 0, NIM.legal_moves(state, 0), Rng(0), num_seats=2)
+    assert move == {"type": "take", "pile": 1, "count": 1} and stats["iterations"] == 0
+
+
+def test_game_attributes_tune_the_search():
+    game = type("Tuned", (type(NIM),), {"mcts_iterations": 7, "mcts_time_limit": 0.3, "mcts_rollout": 2,
+                                        "mcts_exploration": 1.5, "mcts_minimax": 0.2})()
+    assert settings(game) == {"iterations": 7, "time_limit": 0.3, "rollout": 2, "exploration": 1.5, "minimax": 0.2,
+                              "opponents": "tree"}
+    assert settings(REGISTRY.get("sealed-cards"))["opponents"] == "policy"  # a simultaneous game
+    assert time_budget(game, "mcts") == 0.3
+    assert settings(NIM, iterations=5, time_limit=0)["time_limit"] == 0
+
+
+def test_a_rollout_policy_of_the_game_is_used():
+    calls = []
+
+    def rollout_policy(state, seat, legal, rng):
+        calls.append(seat)
+        return legal[0]
+
+    game = type("WithPolicy", (type(NIM),), {"rollout_policy": staticmethod(rollout_policy)})()
+    state = nim_state([3, 4, 5])
+    choose_move(game, "mcts", game.view(state, 0), 0, game.legal_moves(state, 0), Rng(0), num_seats=2,
+                iterations=20, time_limit=0, rollout=3)
+    assert calls
+
+
+def test_levels_need_sample_state_for_search():
+    assert set(builtin_levels(NIM)) == {"random", "greedy", "mcts"}
+
+    class NoSampling(type(NIM)):
+        sample_state = type(NIM).__mro__[1].sample_state
+
+    assert set(builtin_levels(NoSampling())) == {"random"}
+
+
+@pytest.mark.parametrize("installed", list(build_registry()), ids=lambda g: g.slug)
+def test_a_default_mcts_decision_takes_under_a_second(installed):
+    """The default budget keeps one decision (sampling included) under 1 s on this machine."""
+    game = installed.game
+    state = opening(game, max(2, game.info.min_players))
+    rng = Rng(0)
+    worst = 0.0
+    for _ in range(4):  # a few early positions, each with a choice to make
+        if game.outcome(state) is not None:
+            break
+        seat = game.active_seats(state)[0]
+        legal = game.legal_moves(state, seat)
+        started = time.monotonic()
+        move = choose_move(game, "mcts", game.view(state, seat), seat, legal, rng, num_seats=2)
+        worst = max(worst, time.monotonic() - started)
+        for event in game.decide(state, seat, move, rng):
+            state = game.evolve(state, event)
+    assert worst < 1.0, f"{installed.slug}: {worst:.3f}s (time limit {DEFAULT_TIME_LIMIT}s)"
