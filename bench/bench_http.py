@@ -288,31 +288,38 @@ def _play_one(conn: Conn, game: str, seats: int, max_steps: int, deadline: float
     stats.match_ids.append(match_id)
     tokens = {int(s): t for s, t in created["tokens"].items()}
     active = created["match"]["active_seats"]
+    known = None  # (seat, legal moves) from the last move's response (?include=legal_moves)
     for _step in range(max_steps + 1):
         if not active:
             stats.matches_done += 1
             return
         if time.monotonic() >= deadline:
             break
-        seat = active[0] if len(active) == 1 else rnd.choice(active)
-        status, legal, dt = conn.call("GET", f"/api/matches/{match_id}/legal-moves", token=tokens[seat])
-        if status != 200:
-            stats.err("legal-moves", status)
-            break
-        stats.ok("legal-moves", dt)
-        if not legal["moves"]:
+        if known is not None and known[0] in active and known[1]:
+            # The same seat acts again: the move response already listed its legal moves.
+            seat, legal = known
+        else:
+            seat = active[0] if len(active) == 1 else rnd.choice(active)
+            status, body, dt = conn.call("GET", f"/api/matches/{match_id}/legal-moves", token=tokens[seat])
+            if status != 200:
+                stats.err("legal-moves", status)
+                break
+            stats.ok("legal-moves", dt)
+            legal = body["moves"]
+        if not legal:
             stats.err("legal-moves", "empty")
             break
-        move = rnd.choice(legal["moves"])
-        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves",
-                                       {"move": move, "expected_version": legal["version"]}, token=tokens[seat])
+        move = rnd.choice(legal)
+        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves?include=legal_moves",
+                                       {"move": move}, token=tokens[seat])
         if status != 201:
             stats.err("move", status)
             break
         stats.ok("move", dt)
-        MOVE_BODY_SIZE.setdefault(game, []).append(len(json.dumps({"move": move, "expected_version": legal["version"]})))
+        MOVE_BODY_SIZE.setdefault(game, []).append(len(json.dumps({"move": move})))
         state = result["state"]
         active = [] if state["status"] == "finished" else state["active_seats"]
+        known = (seat, state.get("legal_moves") or [])
     stats.matches_cut += 1
 
 

@@ -8,13 +8,13 @@ components named ``<GameTitle><Kind>``.
 from .errors import ProblemSchema
 from .games import GameSchema
 from .matches import (
-    ClaimSeatSchema, EventPageSchema, HistoryArgsSchema, LegalMovesSchema, MatchCreateSchema,
+    ClaimSeatSchema, EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MatchCreateSchema,
     MatchCreatedSchema, MatchListArgsSchema, MatchSummarySchema, MoveRequestSchema,
     MoveResponseSchema, SeatTokenSchema, StateArgsSchema, StateSchema,
 )
 
 __all__ = [
-    "ProblemSchema", "GameSchema", "ClaimSeatSchema", "EventPageSchema", "HistoryArgsSchema",
+    "ProblemSchema", "GameSchema", "ClaimSeatSchema", "EventPageSchema", "HistoryArgsSchema", "IncludeArgsSchema",
     "LegalMovesSchema", "MatchCreateSchema", "MatchCreatedSchema", "MatchListArgsSchema",
     "MatchSummarySchema", "MoveRequestSchema", "MoveResponseSchema", "SeatTokenSchema",
     "StateArgsSchema", "StateSchema",

@@ -69,7 +69,12 @@ class SeatTokenSchema(Schema):
     match = fields.Nested(MatchSummarySchema, required=True)
 
 
-class StateArgsSchema(Schema):
+class IncludeArgsSchema(Schema):
+    include = fields.String(validate=validate.OneOf(["legal_moves"]), metadata={
+        "description": "legal_moves: add the caller's legal moves to the state (saves a request when you act again)"})
+
+
+class StateArgsSchema(IncludeArgsSchema):
     version = fields.Integer(validate=validate.Range(1), metadata={"description": "a past version (time travel)"})
     seat = fields.Integer(validate=validate.Range(0), metadata={
         "description": "view as this seat: your own, or any seat once the match is over (all is public then)"})
@@ -83,6 +88,7 @@ class StateSchema(Schema):
     active_seats = fields.List(fields.Integer(), required=True)
     view = fields.Dict(required=True, metadata={"description": "the game's view for the caller"})
     outcome = fields.Nested(OutcomeSchema, allow_none=True)
+    legal_moves = fields.List(fields.Dict(), metadata={"description": "with include=legal_moves: the caller's legal moves"})
 
 
 class LegalMovesSchema(Schema):

@@ -6,7 +6,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from schemas import (
-    EventPageSchema, HistoryArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
+    EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
     StateArgsSchema, StateSchema,
 )
 
@@ -43,11 +43,11 @@ class State(MethodView):
         if args.get("version") is not None:
             loaded = matches.load(match_id, args["version"])
         # One ETag per (version, seat): seats see different views of one version.
-        tag = f"v{loaded.version}-s{'x' if seat is None else seat}"
+        tag = f"v{loaded.version}-s{'x' if seat is None else seat}{'-l' if args.get('include') else ''}"
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers
-        return presenters.state(matches, loaded, seat), 200, headers
+        return presenters.state(matches, loaded, seat, args.get("include")), 200, headers
 
 
 @blp.route("/<match_id>/legal-moves")
@@ -68,6 +68,7 @@ class LegalMoves(MethodView):
 @blp.route("/<match_id>/moves")
 class Moves(MethodView):
     @blp.arguments(MoveRequestSchema)
+    @blp.arguments(IncludeArgsSchema, location="query")
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(400, **PROBLEM, description="malformed JSON")
     @blp.alt_response(401, **PROBLEM, description="missing or bad token")
@@ -76,8 +77,12 @@ class Moves(MethodView):
     @blp.alt_response(409, **PROBLEM, description="stale-version, match-over, match-not-started")
     @blp.alt_response(413, **PROBLEM)
     @blp.alt_response(422, **PROBLEM, description="illegal-move (with the game's rule code)")
-    def post(self, body, match_id):
-        """Submit one move. ``Idempotency-Key`` makes retries safe."""
+    def post(self, body, query, match_id):
+        """Submit one move. ``Idempotency-Key`` makes retries safe.
+
+        With ``?include=legal_moves`` the returned state lists the caller's next
+        legal moves, so a client that acts again needs no extra request.
+        """
         matches = _matches()
         loaded, seat = caller(matches, match_id, required=True)
         if body.get("seat") is not None and body["seat"] != seat:
@@ -93,7 +98,7 @@ class Moves(MethodView):
             "events": entry["events"],
             "text": entry["text"],
             "duplicate": result.duplicate,
-            "state": presenters.state(matches, result.loaded, seat),
+            "state": presenters.state(matches, result.loaded, seat, query.get("include")),
         }
 
 

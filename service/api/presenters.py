@@ -22,11 +22,11 @@ def summary(matches: Matches, loaded: Loaded) -> dict:
     }
 
 
-def state(matches: Matches, loaded: Loaded, seat: int | None) -> dict:
+def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None) -> dict:
     record, folded = loaded.record, loaded.folded
     game = matches.game(record)
     status = status_of(record, game, folded.state)
-    return {
+    out = {
         "match": record.id,
         "version": folded.version,
         "status": status,
@@ -35,6 +35,10 @@ def state(matches: Matches, loaded: Loaded, seat: int | None) -> dict:
         "view": game.view(folded.state, seat),
         "outcome": game.outcome(folded.state),
     }
+    if include == "legal_moves":
+        playing = seat is not None and status == "active" and not record.read_only
+        out["legal_moves"] = game.legal_moves(folded.state, seat) if playing else []
+    return out
 
 
 def is_finished(matches: Matches, loaded: Loaded) -> bool:

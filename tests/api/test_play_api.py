@@ -194,3 +194,17 @@ def test_bad_last_event_id(api, expect_problem, bad):
     match_id, _ = api.create(seed="sse-bad")
     expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": bad}), 400,
                    "bad-last-event-id")
+
+
+def test_include_legal_moves_saves_a_request(api, matches):
+    match_id, tokens = api.create(seed="include")
+    seat, token = _turn_token(api, match_id, tokens)
+    state = api.get(f"/api/matches/{match_id}/state?include=legal_moves", token=token).get_json()
+    assert state["legal_moves"] == api.legal(match_id, token) != []
+    r = api.post(f"/api/matches/{match_id}/moves?include=legal_moves", {"move": TAKE}, token=token)
+    after = r.get_json()["state"]
+    assert after["legal_moves"] == [] and after["active_seats"] == [1 - seat]  # not the caller's turn now
+    other = api.get(f"/api/matches/{match_id}/state?include=legal_moves", token=tokens[1 - seat]).get_json()
+    assert other["legal_moves"] == api.legal(match_id, tokens[1 - seat]) != []
+    assert "legal_moves" not in api.state(match_id, token)
+    assert api.get(f"/api/matches/{match_id}/state?include=legal_moves").get_json()["legal_moves"] == []
