@@ -108,3 +108,42 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
         assert summary["status"] == "finished" and summary["version"] == history["version"]
     finally:
         assert again.ctrl_c() == 0
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    server = Server(tmp_path_factory.mktemp("live")).start()
+    yield server
+    assert server.ctrl_c() == 0
+
+
+SHORT = {"stars-are-right": {"turn_limit": 2}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slug", [g.slug for g in __import__("service.registry", fromlist=["x"]).build_registry()])
+def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
+    """A client that knows nothing but the HTTP API plays a whole match, every seat human."""
+    import random
+
+    base = live_server.base
+    game = next(g for g in _http("GET", base + "/api/games")[1] if g["slug"] == slug)
+    n = max(2, game["min_players"])
+    _, created = _http("POST", base + "/api/matches",
+                       {"game": slug, "seats": [{"name": f"P{i}"} for i in range(n)], "options": SHORT.get(slug, {})})
+    match_id, tokens = created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
+    rnd = random.Random(slug)
+    state = created["match"]
+    for _ in range(game["max_steps"]):
+        if state["status"] == "finished":
+            break
+        seat = rnd.choice(state["active_seats"])
+        _, legal = _http("GET", f"{base}/api/matches/{match_id}/legal-moves", token=tokens[seat])
+        status, body = _http("POST", f"{base}/api/matches/{match_id}/moves",
+                             {"move": rnd.choice(legal["moves"]), "expected_version": legal["version"]},
+                             token=tokens[seat])
+        assert status == 201
+        state = body["state"]
+    assert state["status"] == "finished" and state["outcome"]["winners"] is not None
+    _, history = _http("GET", f"{base}/api/matches/{match_id}/events?limit=500")
+    assert history["entries"][0]["kind"] == "setup" and history["version"] == state["version"]
