@@ -1,4 +1,4 @@
-"""Write the golden playthroughs of Tiny Stellar Empires.
+"""Write the golden playthroughs of Tiny Stellar Empires (checked by tests/test_golden.py).
 
 Run from the repository root::
 
@@ -6,43 +6,17 @@ Run from the repository root::
 
 Only rerun it after a deliberate rules change (and bump ``rules_version``).
 """
-
-import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
+from plugins.tiny_stellar_empires import TinyStellarEmpires
+from service.testing.golden import write_matches
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires  # noqa: E402
-from service.testing.conformance import play_random_match  # noqa: E402
-
-GOLDEN = Path(__file__).with_name("golden")
+#: (file name, seats, seed, options)
 MATCHES = [
-    (2, "golden-tse-2", {}),
-    (3, "golden-tse-3", {"one_shot_timing": "any_own_turn", "ambassador_targets": "any_own_card"}),
-    (4, "golden-tse-4", {"discard_pile_public": False, "stuck_redraw": "immediate"}),
+    ("golden-tse-2", 2, "golden-tse-2", {}),
+    ("golden-tse-3", 3, "golden-tse-3", {"one_shot_timing": "any_own_turn", "ambassador_targets": "any_own_card"}),
+    ("golden-tse-4", 4, "golden-tse-4", {"discard_pile_public": False, "stuck_redraw": "immediate"}),
 ]
 
-
-def main():
-    game = TinyStellarEmpires()
-    GOLDEN.mkdir(exist_ok=True)
-    for n, seed, options in MATCHES:
-        folded, entries = play_random_match(game, n, seed, thorough=False, options=options)
-        record = {
-            "game": game.info.slug,
-            "num_seats": n,
-            "seed": seed,
-            "options": game.load_options(options),
-            "entries": entries,
-            "final_state": folded.state,
-            "outcome": game.outcome(folded.state),
-        }
-        path = GOLDEN / f"{seed}.json"
-        path.write_text(json.dumps(record, separators=(",", ":"), sort_keys=True))
-        print(path, path.stat().st_size)
-
-
 if __name__ == "__main__":
-    main()
+    write_matches(TinyStellarEmpires(), Path(__file__).with_name("golden"), MATCHES)
