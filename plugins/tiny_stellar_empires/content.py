@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -318,11 +319,29 @@ def compact(data) -> dict:
 _PACKAGE_REF = re.compile(r"^([A-Za-z_][\w.]*):(.+)$")
 
 
+#: Folders (os.pathsep-separated) from which ``card_set`` may name a file by path.
+#: Empty by default: a match option must not let any client read the server's files.
+CARD_SET_DIRS_ENV = "GAMEROOM_TSE_CARD_SET_DIRS"
+
+
+def _allowed_path(spec: str) -> Path:
+    path = Path(spec).resolve()
+    roots = [Path(d).resolve() for d in os.environ.get(CARD_SET_DIRS_ENV, "").split(os.pathsep) if d]
+    if not any(path.is_relative_to(root) for root in roots):
+        raise CardSetError(
+            f"card_set: files may be named by path only inside the folders in {CARD_SET_DIRS_ENV}; "
+            "use 'package:resource' for a card set installed as a package"
+        )
+    return path
+
+
 def read_text(spec: str) -> str:
     """The text of the card file named by ``spec`` (see :func:`load_card_set`)."""
     match = _PACKAGE_REF.match(spec)
     if match and len(match.group(1)) > 1:  # "C:\..." is a Windows path, not a package
         package, resource = match.groups()
+        if ".." in Path(resource).parts:
+            raise CardSetError("card_set: a package resource may not leave its package")
         try:
             return resources.files(package).joinpath(resource).read_text(encoding="utf-8")
         except (ModuleNotFoundError, FileNotFoundError, IsADirectoryError, TypeError) as exc:
@@ -334,7 +353,7 @@ def read_text(spec: str) -> str:
         packaged = resources.files(__package__).joinpath("data", spec)
         if packaged.is_file():
             return packaged.read_text(encoding="utf-8")
-    path = Path(spec)
+    path = _allowed_path(spec)
     if not path.is_file():
         raise CardSetError(f"card_set: no card file at {spec!r}")
     return path.read_text(encoding="utf-8")
@@ -355,7 +374,9 @@ def load_card_set(spec: str = DEFAULT_CARD_SET) -> dict:
 
     ``spec`` is a bare file name in this package's ``data`` folder (the
     default), ``package:resource`` (a data file in an installed package) or a
-    filesystem path to a JSON file.
+    filesystem path to a JSON file inside one of the folders listed in the
+    server's ``GAMEROOM_TSE_CARD_SET_DIRS`` (none by default, so that a match
+    option cannot make the server read arbitrary files).
     """
     if spec == DEFAULT_CARD_SET:
         return DEFAULT

@@ -160,3 +160,20 @@ def test_options_table_defaults_and_refusals():
                 {"trade_count": "diagonal"}, {"unknown_option": 1}):
         with pytest.raises(ValidationError):
             G.load_options(bad)
+
+
+def test_card_set_paths_outside_the_allowed_folders_are_refused(tmp_path, monkeypatch):
+    """A match option must not let a client make the server read its files."""
+    from plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV
+
+    outside = tmp_path.parent / "elsewhere.json"
+    outside.write_text("{}")
+    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
+        G.load_options({"card_set": str(outside)})
+    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
+        G.load_options({"card_set": str(tmp_path / ".." / "elsewhere.json")})
+    monkeypatch.delenv(CARD_SET_DIRS_ENV)
+    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
+        G.load_options({"card_set": "/etc/hostname"})
+    with pytest.raises(ValidationError, match="may not leave its package"):
+        G.load_options({"card_set": "plugins.tiny_stellar_empires:../../setup.cfg"})
