@@ -4,8 +4,10 @@ A plain ``rq.Worker`` forks a work horse per job that imports the job module
 and discovers every game plugin again (about half a second). :class:`AIWorker`
 does both once, before it forks, so each horse inherits them. It also runs
 RQ's registry maintenance every :data:`MAINTENANCE_INTERVAL` seconds instead
-of every ten minutes: that maintenance is what retries a job whose worker
-died (killed, or its host lost) once the job's heartbeat has expired.
+of every ten minutes, and beats every :data:`JOB_MONITORING_INTERVAL`
+seconds while busy: that maintenance is what retries a job whose worker died
+(killed, or its host lost) once the job's heartbeat has expired (RQ adds 60 s
+to the beat), so a lost AI turn is retried within about two minutes.
 
 Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
@@ -22,12 +24,15 @@ from ..config import Config
 from . import jobs
 
 MAINTENANCE_INTERVAL = 30
+#: Seconds between the heartbeats of a busy worker; a dead worker's job is found this + 60 s later.
+JOB_MONITORING_INTERVAL = 10
 
 
 class AIWorker(Worker):
     def __init__(self, queues, *args, registry=None, **kwargs):
         kwargs.setdefault("serializer", JSONSerializer)
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL)
+        kwargs.setdefault("job_monitoring_interval", JOB_MONITORING_INTERVAL)
         super().__init__(queues, *args, **kwargs)
         if registry is not None:
             jobs.use_registry(registry)

@@ -6,6 +6,7 @@ from rq.serializers import JSONSerializer
 from service.eventstore import keys
 from service.history import History
 from service.workers import jobs
+from service.workers.worker import AIWorker
 from service.workers.scheduler import JOB_FUNCTION, job_timeout
 
 from .conftest import QUEUE
@@ -141,3 +142,12 @@ def test_an_unknown_level_falls_back_to_random(ai_matches, ai_registry, monkeypa
     monkeypatch.setattr(ai_matches.registry, "ai_policies", lambda game: {})
     result = jobs.play_turn(ai_matches, match_id, loaded.version, 1, "job-x")
     assert result["status"] == "applied"
+
+
+def test_the_preloading_worker_plays_ai_turns(ai_matches, ai_registry, redis_client):
+    match_id = _create(ai_matches, "dice-race", [None, "greedy"])
+    before = _human_plays_until_ai_turn(ai_matches, match_id)
+    worker = AIWorker([QUEUE], connection=redis_client, registry=ai_registry)
+    assert worker.maintenance_interval < 600
+    assert worker.work(burst=True, logging_level="WARNING")
+    assert _entries(ai_matches, match_id)[before.version]["actor"] == "ai:greedy"

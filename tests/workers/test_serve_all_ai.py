@@ -1,0 +1,79 @@
+"""A match of every installed game with all seats AI runs to its end through `gameroom serve`, unattended."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from service.registry import build_registry
+
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+#: Seat levels per game: a search level against a cheaper one, so that every level plays somewhere
+#: while the longest match stays within minutes.
+LEVELS = {"stars-are-right": ["greedy", "mcts"]}
+DEFAULT_LEVELS = ["mcts", "greedy"]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _http(method, url, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
+    games = [g.slug for g in build_registry()]
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
+                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _http("GET", base + "/api/readyz")
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                time.sleep(0.2)
+        created = {}
+        for slug in games:
+            levels = LEVELS.get(slug, DEFAULT_LEVELS)
+            seats = [{"name": f"{level} bot", "ai": level} for level in levels]
+            created[slug] = _http("POST", base + "/api/matches", {"game": slug, "seats": seats, "seed": "unattended"})
+        pending = {slug: c["match"]["id"] for slug, c in created.items()}
+        summaries = {}
+        deadline = time.monotonic() + 1400
+        while pending and time.monotonic() < deadline:
+            for slug, match_id in list(pending.items()):
+                summaries[slug] = _http("GET", f"{base}/api/matches/{match_id}")
+                if summaries[slug]["status"] == "finished":
+                    del pending[slug]
+            time.sleep(1)
+        assert not pending, {slug: summaries.get(slug) for slug in pending}
+        for slug, summary in summaries.items():
+            assert summary["outcome"]["winners"], slug
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
