@@ -209,6 +209,10 @@ def openapi():
               help="Search budget of the search levels (mcts): N iterations with no time limit (reproducible), "
                    "Ts seconds per decision (e.g. 0.5s or 300ms), or both (300/0.5s).  "
                    "[default: the game's or the platform's, the same as on the server]")
+@click.option("--search", "search_settings", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the mcts search, overriding the game's and the platform's defaults "
+                   "(repeatable): exploration (UCB constant), minimax (0..1, weight of the implicit "
+                   "minimax value), rollout (steps before the evaluation). See service/ai/mcts.py.")
 @click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
               help="Play matches in this many processes (one per core is best for timed budgets).")
 @click.option("--seed", default="tournament", show_default=True,
@@ -220,7 +224,7 @@ def openapi():
                    "matplotlib (pip install 'gameroom[dev]').")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Also write every match's result and the summary as JSON to this file.")
-def tournament(slug, seats, matches, budget, jobs, seed, options_json, chart, json_path):
+def tournament(slug, seats, matches, budget, search_settings, jobs, seed, options_json, chart, json_path):
     """Play AI levels against each other locally and print their strength.
 
     Matches are played in this process (or --jobs processes) through the same
@@ -245,7 +249,7 @@ def tournament(slug, seats, matches, budget, jobs, seed, options_json, chart, js
 
     try:
         levels = [s.strip() for s in seats.split(",") if s.strip()]
-        parsed = tour.parse_budget(budget)
+        parsed = tour.parse_budget(budget) | tour.parse_search(search_settings)
         options = json.loads(options_json) if options_json else None
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
@@ -264,8 +268,9 @@ def tournament(slug, seats, matches, budget, jobs, seed, options_json, chart, js
     failed = [r for r in results if r.get("error")]
     rows = report.summarize(results, labels)
     steps = [r["steps"] for r in results if not r.get("error")]
-    click.echo(f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}, "
-               f"seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps")
+    tuned = "".join(f", {s}" for s in search_settings)
+    click.echo(f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}"
+               f"{tuned}, seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps")
     click.echo(report.table(rows))
     for r in failed:
         click.echo(f"match {r['index']} left out: {r['error'].strip().splitlines()[-1]}", err=True)
@@ -276,7 +281,8 @@ def tournament(slug, seats, matches, budget, jobs, seed, options_json, chart, js
         for r in results:
             r["decisions"] = {labels[e]: times for e, times in r["decisions"].items()}
         with open(json_path, "w") as out:
-            json.dump({"game": slug, "levels": levels, "budget": budget, "seed": seed, "summary": rows,
+            json.dump({"game": slug, "levels": levels, "budget": budget, "search": list(search_settings),
+                       "seed": seed, "summary": rows,
                        "matches": results}, out, indent=1, default=str)
     if failed:
         sys.exit(1)

@@ -52,6 +52,20 @@ def parse_budget(text: str | None) -> dict:
     return budget
 
 
+SEARCH_SETTINGS = {"exploration": float, "minimax": float, "rollout": int}
+
+
+def parse_search(items) -> dict:
+    """``["minimax=1", "rollout=4"]`` -> settings of the mcts search (see :func:`service.ai.mcts.settings`)."""
+    settings = {}
+    for item in items or ():
+        key, _, value = item.partition("=")
+        if key not in SEARCH_SETTINGS or not value:
+            raise ValueError(f"bad search setting {item!r}: use KEY=VALUE with KEY one of {sorted(SEARCH_SETTINGS)}")
+        settings[key] = SEARCH_SETTINGS[key](value)
+    return settings
+
+
 def labels_for(levels: list[str]) -> list[str]:
     """Entrant names: the level, numbered when a level enters more than once."""
     return [f"{lv}#{i + 1}" if levels.count(lv) > 1 else lv for i, lv in enumerate(levels)]

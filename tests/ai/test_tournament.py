@@ -14,7 +14,8 @@ def run_cli(*args):
 
 def test_a_tournament_prints_win_rates_scores_and_margins(tmp_path):
     out = tmp_path / "nim.json"
-    result = run_cli("--game", "nim", "--seats", "mcts,random", "-n", "6", "--budget", "40", "--json", str(out))
+    result = run_cli("--game", "nim", "--seats", "mcts,random", "-n", "6", "--budget", "40", "--search", "minimax=0.3",
+                     "--json", str(out))
     assert result.exit_code == 0, result.output
     assert "win rate [95% CI]" in result.output and "mean margin" in result.output
     assert "mcts" in result.output and "random" in result.output
@@ -62,7 +63,8 @@ def test_bad_arguments_are_explained(args, message):
 
 def test_help_explains_the_options():
     result = CliRunner().invoke(main, ["tournament", "--help"])
-    for word in ("--seats", "--budget", "--jobs", "--chart", "--seed", "Wilson", "half a win", "matplotlib"):
+    for word in ("--seats", "--budget", "--search", "--jobs", "--chart", "--seed", "Wilson", "half a win",
+                 "matplotlib"):
         assert word in result.output
 
 
@@ -73,6 +75,9 @@ def test_budgets_parse():
     assert tournament.parse_budget("200/1s") == {"iterations": 200, "time_limit": 1.0}
     with pytest.raises(ValueError):
         tournament.parse_budget("-3")
+    assert tournament.parse_search(["minimax=1", "rollout=4"]) == {"minimax": 1.0, "rollout": 4}
+    with pytest.raises(ValueError):
+        tournament.parse_search(["depth=3"])
 
 
 def test_wilson_interval_and_ties_count_half():
