@@ -28,7 +28,7 @@ def _entry(matches, loaded, entry, seat):
 
 @blp.route("/<match_id>/undo")
 class Undo(MethodView):
-    @blp.arguments(UndoRequestBodySchema)
+    @blp.arguments(UndoRequestBodySchema())
     @blp.response(201, UndoResultSchema, description="undone at once")
     @blp.alt_response(202, schema=UndoResultSchema, description="other seats must approve (a request)")
     @blp.alt_response(401, **PROBLEM)
@@ -58,7 +58,7 @@ class UndoRequest(MethodView):
         matches.record(match_id)
         return history.request(match_id, request_id)
 
-    @blp.arguments(VoteSchema)
+    @blp.arguments(VoteSchema())
     @blp.response(200, VoteResultSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
@@ -77,7 +77,7 @@ class UndoRequest(MethodView):
 
 @blp.route("/<match_id>/fork")
 class Fork(MethodView):
-    @blp.arguments(ForkSchema)
+    @blp.arguments(ForkSchema())
     @blp.response(201, MatchCreatedSchema)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="match-not-finished")
@@ -105,7 +105,7 @@ class Export(MethodView):
 
 @blp.route("/import")
 class Import(MethodView):
-    @blp.arguments(ExportSchema)
+    @blp.arguments(ExportSchema())
     @blp.response(201, ImportResultSchema)
     @blp.alt_response(404, **PROBLEM, description="unknown-game")
     @blp.alt_response(422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete")

@@ -23,7 +23,7 @@ def _matches():
 
 @blp.route("")
 class MatchCollection(MethodView):
-    @blp.arguments(MatchCreateSchema)
+    @blp.arguments(MatchCreateSchema())
     @blp.response(201, MatchCreatedSchema)
     @blp.alt_response(404, **PROBLEM, description="unknown game")
     @blp.alt_response(422, **PROBLEM, description="invalid seats or options")
@@ -35,7 +35,7 @@ class MatchCollection(MethodView):
         return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
                 201, headers)
 
-    @blp.arguments(MatchListArgsSchema, location="query")
+    @blp.arguments(MatchListArgsSchema(), location="query")
     @blp.response(200, MatchListSchema)
     def get(self, args):
         """The lobby: matches, newest first, filterable by game and status."""
@@ -74,7 +74,7 @@ class MatchResource(MethodView):
 
 @blp.route("/<match_id>/seats/<int:seat>")
 class SeatClaim(MethodView):
-    @blp.arguments(ClaimSeatSchema)
+    @blp.arguments(ClaimSeatSchema())
     @blp.response(201, SeatTokenSchema)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="seat-taken")

@@ -24,7 +24,7 @@ def _matches():
 
 @blp.route("/<match_id>/state")
 class State(MethodView):
-    @blp.arguments(StateArgsSchema, location="query")
+    @blp.arguments(StateArgsSchema(), location="query")
     @blp.response(200, StateSchema)
     @blp.alt_response(304, description="not modified (If-None-Match)")
     @blp.alt_response(401, **PROBLEM)
@@ -47,7 +47,7 @@ class State(MethodView):
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers
-        return presenters.state(matches, loaded, seat, args.get("include")), 200, headers
+        return presenters.json_response(presenters.state(matches, loaded, seat, args.get("include")), 200, headers)
 
 
 @blp.route("/<match_id>/legal-moves")
@@ -62,13 +62,13 @@ class LegalMoves(MethodView):
         moves = []
         if seat is not None and loaded.record.full:
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
-        return {"version": loaded.version, "seat": seat, "moves": moves}
+        return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
 
 @blp.route("/<match_id>/moves")
 class Moves(MethodView):
-    @blp.arguments(MoveRequestSchema)
-    @blp.arguments(IncludeArgsSchema, location="query")
+    @blp.arguments(MoveRequestSchema())
+    @blp.arguments(IncludeArgsSchema(), location="query")
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(400, **PROBLEM, description="malformed JSON")
     @blp.alt_response(401, **PROBLEM, description="missing or bad token")
@@ -93,18 +93,18 @@ class Moves(MethodView):
         result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
                                 idempotency_key=key, loaded=loaded)
         [entry] = matches.redact(result.loaded, [result.entry], seat)
-        return {
+        return presenters.json_response({
             "version": result.version,
             "events": entry["events"],
             "text": entry["text"],
             "duplicate": result.duplicate,
             "state": presenters.state(matches, result.loaded, seat, query.get("include")),
-        }
+        }, 201)
 
 
 @blp.route("/<match_id>/events")
 class Events(MethodView):
-    @blp.arguments(HistoryArgsSchema, location="query")
+    @blp.arguments(HistoryArgsSchema(), location="query")
     @blp.response(200, EventPageSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
@@ -113,4 +113,4 @@ class Events(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         entries = matches.store.read_page(match_id, args["after"], args["limit"])
-        return {"version": loaded.version, "entries": matches.redact(loaded, entries, seat)}
+        return presenters.json_response({"version": loaded.version, "entries": matches.redact(loaded, entries, seat)})

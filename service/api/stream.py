@@ -59,7 +59,7 @@ def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_a
 
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
-    @blp.arguments(StreamArgsSchema, location="query")
+    @blp.arguments(StreamArgsSchema(), location="query")
     @blp.response(200, description="text/event-stream of entries (`id` = version, `data` = entry JSON)")
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
