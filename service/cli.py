@@ -212,7 +212,8 @@ def openapi():
 @click.option("--search", "search_settings", multiple=True, metavar="KEY=VALUE",
               help="A setting of the mcts search, overriding the game's and the platform's defaults "
                    "(repeatable): exploration (UCB constant), minimax (0..1, weight of the implicit "
-                   "minimax value), rollout (steps before the evaluation). See service/ai/mcts.py.")
+                   "minimax value), rollout (steps before the evaluation), final (visits or value: how the move "
+                   "is picked). See service/ai/mcts.py.")
 @click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
               help="Play matches in this many processes (one per core is best for timed budgets).")
 @click.option("--seed", default="tournament", show_default=True,

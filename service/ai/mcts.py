@@ -47,6 +47,9 @@ part of :class:`service.plugin_api.Game`):
     rollout policy, so the searching seat's tree holds its own decisions only:
     right for simultaneous and non-interactive play, where an opponent node
     would otherwise "see" the searcher's pending move.
+``mcts_final`` ("visits" or "value")
+    the move played: the root's most visited child (default) or its best
+    valued one.
 ``rollout_policy(state, seat, legal, rng) -> move``
     the default policy of rollouts (uniform over ``legal`` if absent).
 
@@ -112,7 +115,7 @@ def _overrides(game: Game, name: str) -> bool:
 
 
 def settings(game: Game, iterations=None, time_limit=None, rollout=None, exploration=None,
-             minimax=None) -> dict:
+             minimax=None, final=None) -> dict:
     """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
     simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
     heuristic = _overrides(game, "evaluate")
@@ -127,6 +130,7 @@ def settings(game: Game, iterations=None, time_limit=None, rollout=None, explora
         "exploration": float(getattr(game, "mcts_exploration", EXPLORATION) if exploration is None
                              else exploration),
         "opponents": getattr(game, "mcts_opponents", "policy" if simultaneous else "tree"),
+        "final": final or getattr(game, "mcts_final", "visits"),
     }
 
 
@@ -136,6 +140,7 @@ class _Search:
         self.rollout = config["rollout"]
         self.c = config["exploration"]
         self.alpha = config["minimax"]
+        self.final = config.get("final", "visits")
         self.tree_opponents = config["opponents"] != "policy"
         self.policy = getattr(game, "rollout_policy", None)
         self.bounds = _Bounds()
@@ -161,10 +166,7 @@ class _Search:
         best, best_score = None, -math.inf
         for k in keyed:
             child = node.children[k]
-            q = self.bounds.norm(child.total / child.visits)
-            if self.alpha:
-                q = (1 - self.alpha) * q + self.alpha * self.bounds.norm(child.vec[child.actor])
-            score = q + self.c * math.sqrt(math.log(child.avail) / child.visits)
+            score = self._q(child) + self.c * math.sqrt(math.log(child.avail) / child.visits)
             if score > best_score:
                 best, best_score = k, score
         return best
@@ -235,6 +237,19 @@ class _Search:
                 visited.total += values[visited.actor]
                 self.bounds.see(visited.total / visited.visits)
 
+    def best(self) -> _Node:
+        """The root child to play: the most visited (``final="visits"``) or the best valued."""
+        children = self.root.children.values()
+        if self.final == "value":
+            return max(children, key=lambda c: (self._q(c), c.visits))
+        return max(children, key=lambda c: (c.visits, c.total / c.visits))
+
+    def _q(self, child: _Node) -> float:
+        q = self.bounds.norm(child.total / child.visits)
+        if self.alpha:
+            q = (1 - self.alpha) * q + self.alpha * self.bounds.norm(child.vec[child.actor])
+        return q
+
     def _minimax(self, path: list, values: list) -> None:
         """Set the new leaf's value vector, then back up max^n along ``path``.
 
@@ -281,8 +296,7 @@ def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seat
     if not children:
         move = legal[rng.randrange(len(legal))]
     else:
-        best = max(children.values(), key=lambda c: (c.visits, c.total / c.visits))
-        move = best.move
+        move = engine.best().move
     stats = {"iterations": done, "seconds": time.monotonic() - started,
              "visits": {k: c.visits for k, c in children.items()}}
     return move, stats
@@ -291,8 +305,9 @@ def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seat
 def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
                 iterations: int | None = None, time_limit: float | None = None,
                 rollout: int | None = None, exploration: float | None = None, minimax: float | None = None,
-                **_) -> dict:
+                final: str | None = None, **_) -> dict:
     """Pick a move for ``seat`` by ISMCTS from its ``view`` (see the module docstring for the budget)."""
     move, _stats = search(game, view, seat, legal, rng, num_seats=num_seats, iterations=iterations,
-                          time_limit=time_limit, rollout=rollout, exploration=exploration, minimax=minimax)
+                          time_limit=time_limit, rollout=rollout, exploration=exploration, minimax=minimax,
+                          final=final)
     return move

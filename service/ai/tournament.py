@@ -52,7 +52,7 @@ def parse_budget(text: str | None) -> dict:
     return budget
 
 
-SEARCH_SETTINGS = {"exploration": float, "minimax": float, "rollout": int}
+SEARCH_SETTINGS = {"exploration": float, "minimax": float, "rollout": int, "final": str}
 
 
 def parse_search(items) -> dict:

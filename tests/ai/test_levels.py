@@ -90,7 +90,7 @@ def test_game_attributes_tune_the_search():
     game = type("Tuned", (type(NIM),), {"mcts_iterations": 7, "mcts_time_limit": 0.3, "mcts_rollout": 2,
                                         "mcts_exploration": 1.5, "mcts_minimax": 0.2})()
     assert settings(game) == {"iterations": 7, "time_limit": 0.3, "rollout": 2, "exploration": 1.5, "minimax": 0.2,
-                              "opponents": "tree"}
+                              "opponents": "tree", "final": "visits"}
     assert settings(REGISTRY.get("sealed-cards"))["opponents"] == "policy"  # a simultaneous game
     assert time_budget(game, "mcts") == 0.3
     assert settings(NIM, iterations=5, time_limit=0)["time_limit"] == 0
