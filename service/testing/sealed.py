@@ -70,7 +70,9 @@ class SealedCards(Game):
         return [{"type": "play", "card": c} for c in state["hands"][seat]]
 
     def decide(self, state, seat, move, rng):
-        if seat not in self.active_seats(state) or move.get("card") not in state["hands"][seat]:
+        if move.get("type") != "play" or set(move) != {"type", "card"}:
+            raise IllegalMove("unknown-move", "The only move is 'play' with a card.")
+        if seat not in self.active_seats(state) or move["card"] not in state["hands"][seat]:
             raise IllegalMove("not-in-hand", "Play a card from your hand.")
         events = [{"type": "played", "seat": seat, "card": move["card"]}]
         down = list(state["down"])

@@ -1,0 +1,11 @@
+"""The sealed-cards test game (simultaneous, hidden hands) passes the conformance kit every game must pass."""
+import pytest
+
+from service.testing.conformance import GameConformance
+from service.testing.sealed import SealedCards
+
+
+class TestSealedCards(GameConformance):
+    @pytest.fixture
+    def subject(self):
+        return SealedCards()
