@@ -18,6 +18,8 @@ GAMEROOM = Path(sys.executable).with_name("gameroom")
 #: while the longest match stays within minutes.
 LEVELS = {"stars-are-right": ["greedy", "mcts"]}
 DEFAULT_LEVELS = ["mcts", "greedy"]
+#: Shorter matches (the rules' own turn limit) keep the suite within CI's budget.
+OPTIONS = {"stars-are-right": {"turn_limit": 4}}
 
 
 def _free_port():
@@ -56,7 +58,8 @@ def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
         for slug in games:
             levels = LEVELS.get(slug, DEFAULT_LEVELS)
             seats = [{"name": f"{level} bot", "ai": level} for level in levels]
-            created[slug] = _http("POST", base + "/api/matches", {"game": slug, "seats": seats, "seed": "unattended"})
+            created[slug] = _http("POST", base + "/api/matches", {"game": slug, "seats": seats, "seed": "unattended",
+                                                                  "options": OPTIONS.get(slug, {})})
         pending = {slug: c["match"]["id"] for slug, c in created.items()}
         summaries = {}
         deadline = time.monotonic() + 1400
