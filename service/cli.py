@@ -117,17 +117,17 @@ def _stop_all(processes, timeout: float = 15) -> None:
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.pass_obj
 def worker(config: Config, url, queue, burst):
-    """Run an RQ worker that plays AI seats (on any host that reaches the queue's Redis)."""
-    import redis
-    from rq import Worker
-    from rq.serializers import JSONSerializer
+    """Run an RQ worker that plays AI seats (on any host that reaches the queue's Redis).
+
+    The game plugins are loaded once, before the worker forks a horse per job,
+    and a job whose worker died is retried within about two minutes.
+    """
+    from .workers.worker import run
 
     url = url or config.redis_url
     if not url:
         raise click.UsageError("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
-    connection = redis.Redis.from_url(url)
-    w = Worker([queue or config.queue], connection=connection, serializer=JSONSerializer)
-    w.work(burst=burst, logging_level=config.log_level.upper(), with_scheduler=True)
+    run(url, queue or config.queue, burst, config.log_level.upper())
 
 
 @main.command()
