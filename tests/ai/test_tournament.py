@@ -44,7 +44,6 @@ def test_the_same_seed_and_iteration_budget_give_the_same_results_in_any_number_
 
 
 def test_a_chart_is_written(tmp_path):
-    pytest.importorskip("matplotlib")
     chart = tmp_path / "chart.png"
     result = run_cli("--game", "nim", "--seats", "greedy,random", "-n", "4", "--chart", str(chart))
     assert result.exit_code == 0, result.output
