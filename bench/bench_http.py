@@ -257,11 +257,8 @@ def play_matches(port: int, game: str, seats: int, max_steps: int, deadline: flo
     conn = Conn(port)
     try:
         while time.monotonic() < deadline:
-            with QUOTA_LOCK:
-                if quota[0] is not None:
-                    if quota[0] <= 0:
-                        return
-                    quota[0] -= 1
+            if not _take_quota(quota):
+                return
             try:
                 _play_one(conn, game, seats, max_steps, deadline, rnd, stats)
             except (OSError, http.client.HTTPException) as exc:
@@ -272,6 +269,17 @@ def play_matches(port: int, game: str, seats: int, max_steps: int, deadline: flo
 
 
 QUOTA_LOCK = threading.Lock()
+
+
+def _take_quota(quota: list) -> bool:
+    """Take one unit of the shared ``quota`` (``[None]``: unlimited); False once it is used up."""
+    with QUOTA_LOCK:
+        if quota[0] is None:
+            return True
+        if quota[0] <= 0:
+            return False
+        quota[0] -= 1
+        return True
 MOVE_BODY_SIZE = {}
 
 
@@ -329,11 +337,8 @@ def hit_baseline(port: int, deadline: float, quota: list, bodies: list, rnd: ran
     stats.streams.append(stream)
     try:
         while time.monotonic() < deadline:
-            with QUOTA_LOCK:
-                if quota[0] is not None:
-                    if quota[0] <= 0:
-                        return
-                    quota[0] -= 1
+            if not _take_quota(quota):
+                return
             try:
                 status, _, dt = conn.call("POST", f"/baseline/{stream}", rnd.choice(bodies))
             except (OSError, http.client.HTTPException) as exc:
