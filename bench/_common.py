@@ -100,3 +100,14 @@ def fmt(value: float, digits: int = 1) -> str:
     if math.isnan(value):
         return "-"
     return f"{value:,.{digits}f}"
+
+
+def write_json(path, figures: dict) -> None:
+    """Write a benchmark's figures as JSON (``--json PATH``), creating the folder."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, indent=2, default=str) + "\n")
+    print(f"figures written to {path}")

@@ -35,7 +35,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt, median, percentile, redis_for_bench, run_facts
+from _common import fmt, median, percentile, redis_for_bench, run_facts, write_json
 
 from service.core import decider
 from service.core.decider import Folded
@@ -384,10 +384,7 @@ def main(argv=None) -> int:
     print_report(res)
     print(f"\n({res['seconds']} s)")
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(res, indent=2, default=str) + "\n")
-        print(f"figures written to {path}")
+        write_json(args.json, res)
     return 0
 
 

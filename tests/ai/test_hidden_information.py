@@ -76,7 +76,6 @@ def test_the_job_gives_the_policy_exactly_the_seats_view_and_legal_moves(slug, r
 
 
 def test_a_sealed_cards_policy_never_sees_another_hand(redis_client):
-    game = REGISTRY.get("sealed-cards")
     matches = Matches(EventStore(redis_client), MatchRecords(redis_client), REGISTRY)
     loaded, _ = matches.create("sealed-cards", [{"name": "a", "ai": "spy"}, {"name": "b", "ai": "spy"}], seed="x")
     matches.submit(loaded.record.id, 0, {"type": "play", "card": loaded.folded.state["hands"][0][0]})
