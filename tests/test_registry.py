@@ -72,3 +72,24 @@ def test_games_command_lists_distribution_and_version():
     assert result.exit_code == 0
     line = next(l for l in result.output.splitlines() if l.startswith("nim "))
     assert "gameroom-nim" in line and distribution("gameroom-nim").version in line
+
+
+def test_entry_appended_observers_see_every_new_entry_and_cannot_break_a_move(redis_client):
+    from service.application import Matches
+    from service.eventstore import EventStore
+    from service.eventstore.records import MatchRecords
+
+    seen = []
+
+    def gameroom_entry_appended(match_id, entry):
+        seen.append((match_id, entry["version"], entry["kind"]))
+        raise RuntimeError("a broken observer")
+
+    observer = _module("observer", None, gameroom_entry_appended=gameroom_entry_appended)
+    registry = build_registry(extra_plugins=[("observer", observer)])
+    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+    loaded, _ = matches.create("nim", [{"name": "A"}, {"name": "B"}], {"piles": [3]})
+    seat = registry.get("nim").active_seats(loaded.folded.state)[0]
+    result = matches.submit(loaded.record.id, seat, {"type": "take", "pile": 0, "count": 1})
+    assert result.version == 2 and matches.store.version(loaded.record.id) == 2
+    assert seen == [(loaded.record.id, 1, "setup"), (loaded.record.id, 2, "move")]

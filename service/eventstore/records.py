@@ -70,9 +70,6 @@ class MatchRecords:
         self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
         return True
 
-    def seat_for_token(self, match_id: str, token: str) -> int | None:
-        return self.parse_seat(self.redis.hget(keys.tokens(match_id), hash_token(token)))
-
     def set_progress(self, match_id: str, status: str, version: int) -> None:
         self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})
 

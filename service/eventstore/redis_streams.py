@@ -123,6 +123,3 @@ class EventStore:
                 if raw:
                     return json.loads(raw)
         return None
-
-    def drop_snapshots(self, match_id: str) -> None:
-        self.redis.delete(keys.snapshot(match_id))
