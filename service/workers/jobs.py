@@ -11,11 +11,47 @@ as far as submitting races only with newer jobs of its own seat; the submit
 carries the version it saw (``expected_version``: refused if what the seat
 sees changed since) and the job id as idempotency key, so a job retried after
 its worker died appends at most once.
+
+**Fallback.** A job that fails every attempt RQ gives it (its policy raises,
+times out, or its work horse or whole worker dies each time) would leave the
+seat stuck: its id stays in the failed registry, so the scheduler's
+``unique`` enqueue refuses it at that version, and nothing else moves the
+match. So after the *last* failed attempt the seat plays a fallback move
+(:func:`fall_back`): the platform's ``random`` level, from the seat's view
+only, submitted like any job's move with the same ``expected_version`` and the
+idempotency key ``<job id>:fallback``. Whichever of the fallback and a late
+run of the original appends first makes the other stale, so at most one of
+them appends. Every fallback is logged at ERROR level; a fallback that fails
+too (the match is gone, Redis is down) is logged and given up.
+
+Where it hooks into RQ (3.x), chosen so that every way a job can fail ends in
+one of them, and each of them as soon as RQ knows the job has failed for good:
+
+- :func:`on_ai_job_failure`, the job's ``on_failure`` callback. RQ calls it
+  on *every* failed attempt, before it decides whether to retry, both when
+  the job raised (also a timeout, which raises in the work horse) and when
+  a worker's maintenance finds the job abandoned by a dead worker
+  (``StartedJobRegistry.cleanup``, with ``AbandonedJobError``). The callback
+  acts only when ``job.retries_left`` is 0 (or unset): the last attempt.
+- :func:`on_work_horse_killed`, the ``work_horse_killed_handler`` of
+  :class:`service.workers.worker.AIWorker`. RQ runs no failure callback when
+  a live worker sees its horse die (OOM killer, a signal, the worker's own
+  hard timeout), only this handler, with the same ``retries_left`` rule. It
+  is a worker option, so run AI jobs on ``gameroom worker`` (a plain
+  ``rq worker`` still falls back for the other two cases).
+
+Doing it inside the job function instead (catching the policy's exception on
+the last attempt) would miss the attempts that never get to run Python's
+``except``: a killed horse or a dead worker. A sweep of the failed registry
+in the workers' maintenance would cover everything, but only every
+maintenance interval and with bookkeeping of its own; RQ's two hooks are
+immediate and need none.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 
 from ..ai import choose_move
@@ -25,6 +61,9 @@ from ..errors import GameroomError
 from ..plugin_api import Rng
 
 log = logging.getLogger(__name__)
+
+#: The level a seat falls back to when its own failed every attempt (always available).
+FALLBACK_LEVEL = "random"
 
 _REGISTRY = None
 
@@ -67,12 +106,22 @@ def ai_rng(job_id: str) -> Rng:
     return Rng(int.from_bytes(hashlib.sha256(job_id.encode()).digest()[:16], "big"))
 
 
-def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: str, **budget) -> dict:
+def fallback_key(job_id: str) -> str:
+    """Idempotency key (and AI randomness) of the fallback move of job ``job_id``."""
+    return f"{job_id}:fallback"
+
+
+def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: str, *,
+              fallback: bool = False, **budget) -> dict:
     """Play ``seat``'s AI move if the match is still at ``version``; returns what happened.
 
     ``status`` is ``applied`` (with the new ``version``; ``duplicate`` if an
     earlier run of this job had appended it), ``stale``, ``finished``,
     ``not-active`` or ``rejected`` (with the error ``code``).
+
+    With ``fallback`` the seat plays the platform's ``random`` level instead
+    of its own, under the idempotency key :func:`fallback_key` (see the
+    module docstring).
     """
     current = matches.store.version(match_id)
     if current != version:
@@ -86,19 +135,25 @@ def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: 
     level = record.seats[seat].ai
     if level is None or seat not in game.active_seats(state):
         return {"status": "not-active", "version": current}
-    extra = matches.registry.ai_policies(game)
-    if level not in extra and level not in matches.ai_levels(game):
-        log.error("job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game)
-        extra = {**extra, level: random_policy}
+    key, actor = job_id, f"ai:{level}"
+    if fallback:
+        # The platform's own random level: a game's ai_policies may not override it here.
+        key, actor = fallback_key(job_id), f"ai:{level}:fallback"
+        level, extra = FALLBACK_LEVEL, {FALLBACK_LEVEL: random_policy}
+    else:
+        extra = matches.registry.ai_policies(game)
+        if level not in extra and level not in matches.ai_levels(game):
+            log.error("job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game)
+            extra = {**extra, level: random_policy}
     view = game.view(state, seat)
     legal = game.legal_moves(state, seat)
     started = time.monotonic()
-    move = choose_move(game, level, view, seat, legal, ai_rng(job_id), num_seats=record.num_seats,
+    move = choose_move(game, level, view, seat, legal, ai_rng(key), num_seats=record.num_seats,
                        extra=extra, **budget)
     thought = time.monotonic() - started
     try:
-        result = matches.submit(match_id, seat, move, expected_version=version, idempotency_key=job_id,
-                                actor=f"ai:{level}")
+        result = matches.submit(match_id, seat, move, expected_version=version, idempotency_key=key,
+                                actor=actor)
     except GameroomError as exc:
         log.info("job %s: not applied (%s)", job_id, exc.code)
         return {"status": "rejected", "code": exc.code, "seconds": thought}
@@ -112,6 +167,61 @@ def play_ai_turn(match_id: str, version: int, seat: int) -> dict:
 
     job = get_current_job()
     return play_turn(matches_for(job.connection, job.origin), match_id, version, seat, job.id)
+
+
+def fall_back(job, failure: str) -> dict | None:
+    """Play the fallback move of AI job ``job``, which failed for good with ``failure``.
+
+    Logs at ERROR level what failed and what the fallback did; returns
+    :func:`play_turn`'s result, or ``None`` if the fallback failed too (it
+    is logged, not raised).
+    """
+    match_id, version, seat = job.args  # play_ai_turn's
+    level = (job.meta or {}).get("level", "?")
+    what = (f"AI job {job.id}: level {level!r} of seat {seat} in match {match_id} at v{version} "
+            f"failed after all retries ({failure})")
+    try:
+        result = play_turn(matches_for(job.connection, job.origin), match_id, version, seat, job.id,
+                           fallback=True)
+    except Exception:
+        log.exception("%s; the fallback move failed too (traceback below); giving up", what)
+        return None
+    if result["status"] == "applied":
+        log.error("%s; played a fallback move (level %r) -> v%d", what, FALLBACK_LEVEL, result["version"])
+    else:
+        log.error("%s; no fallback move played (%s%s)", what, result["status"],
+                  f": {result['code']}" if "code" in result else "")
+    return result
+
+
+def _describe(exc_type, exc_value) -> str:
+    name = getattr(exc_type, "__name__", str(exc_type))
+    text = str(exc_value) if exc_value is not None else ""
+    return f"{name}: {text}" if text else name
+
+
+def on_ai_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ ``on_failure`` callback of AI jobs: after the last attempt, play the fallback move.
+
+    RQ calls it after every failed attempt, before it retries; a job with
+    retries left is left to RQ.
+    """
+    if job.retries_left:
+        return
+    fall_back(job, _describe(exc_type, exc_value))
+
+
+def on_work_horse_killed(job, retpid, ret_val, rusage) -> None:
+    """``work_horse_killed_handler`` of the AI worker: as :func:`on_ai_job_failure`, for a killed horse."""
+    try:
+        from .scheduler import JOB_FUNCTION
+
+        if job.func_name != JOB_FUNCTION or job.retries_left:
+            return
+        signal = f", signal {os.WTERMSIG(ret_val)}" if ret_val and os.WIFSIGNALED(ret_val) else ""
+        fall_back(job, f"work horse {retpid} killed (waitpid status {ret_val}{signal})")
+    except Exception:  # the worker itself must go on
+        log.exception("fallback for AI job %s failed", getattr(job, "id", job))
 
 
 def noop() -> None:

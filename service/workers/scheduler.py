@@ -12,9 +12,11 @@ phase each active AI seat gets its own job, and after one of them moves the
 others get new ones at the new version.
 
 Timeouts are sized to the level's budget (:func:`job_timeout`); a job that
-fails, times out, or whose worker dies is retried (:data:`RETRY`), and the
-job id doubles as the idempotency key of the submit, so a retry appends at
-most once.
+fails, times out, or whose worker dies is retried (:data:`RETRY_MAX` times,
+after :data:`RETRY_INTERVALS`), and the job id doubles as the idempotency key
+of the submit, so a retry appends at most once. After the last failed
+attempt the job's ``on_failure`` callback plays a fallback move, so a broken
+AI never leaves a match hanging (see :mod:`service.workers.jobs`).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import logging
 import math
 
 import redis
-from rq import Queue, Retry
+from rq import Callback, Queue, Retry
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
@@ -33,6 +35,8 @@ from ..eventstore import keys
 log = logging.getLogger(__name__)
 
 JOB_FUNCTION = "service.workers.jobs.play_ai_turn"
+#: Runs after every failed attempt; after the last one it plays the seat's fallback move.
+FAILURE_CALLBACK = "service.workers.jobs.on_ai_job_failure"
 #: Seconds for loading the match, fork and submit, on top of the policy's own budget.
 LOAD_ALLOWANCE = 30
 #: Retries after a failure, a timeout or a dead worker, with the waits between them (seconds).
@@ -52,10 +56,15 @@ def job_timeout(game, level: str, policy=None) -> int:
 
 
 class AIScheduler:
-    """An ``after_append`` callback of :class:`service.application.Matches`."""
+    """An ``after_append`` callback of :class:`service.application.Matches`.
 
-    def __init__(self, connection: redis.Redis, queue_name: str):
+    ``retry_intervals`` (seconds between attempts; default
+    :data:`RETRY_INTERVALS`) lets tests retry at once.
+    """
+
+    def __init__(self, connection: redis.Redis, queue_name: str, retry_intervals: list[int] | None = None):
         self.queue = queue_for(connection, queue_name)
+        self.retry_intervals = RETRY_INTERVALS if retry_intervals is None else list(retry_intervals)
 
     def __call__(self, matches, loaded, entry) -> list[str]:
         """Enqueue a job for each active AI seat of ``loaded``; returns the ids enqueued now."""
@@ -75,7 +84,8 @@ class AIScheduler:
                 self.queue.enqueue(
                     JOB_FUNCTION, record.id, folded.version, seat,
                     job_id=job_id, unique=True, job_timeout=job_timeout(game, level, policy),
-                    retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
+                    retry=Retry(max=RETRY_MAX, interval=self.retry_intervals),
+                    on_failure=Callback(FAILURE_CALLBACK, timeout=LOAD_ALLOWANCE), meta={"level": level},
                     result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
                     description=f"{level} move for seat {seat} of {record.game} match {record.id} "
                                 f"at v{folded.version}",

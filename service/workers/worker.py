@@ -7,7 +7,10 @@ RQ's registry maintenance every :data:`MAINTENANCE_INTERVAL` seconds instead
 of every ten minutes, and beats every :data:`JOB_MONITORING_INTERVAL`
 seconds while busy: that maintenance is what retries a job whose worker died
 (killed, or its host lost) once the job's heartbeat has expired (RQ adds 60 s
-to the beat), so a lost AI turn is retried within about two minutes.
+to the beat), so a lost AI turn is retried within about two minutes. When a
+job's last attempt ends with its work horse killed, its
+``work_horse_killed_handler`` plays the seat's fallback move (RQ runs no
+``on_failure`` callback then; see :mod:`service.workers.jobs`).
 
 Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
@@ -33,6 +36,7 @@ class AIWorker(Worker):
         kwargs.setdefault("serializer", JSONSerializer)
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL)
         kwargs.setdefault("job_monitoring_interval", JOB_MONITORING_INTERVAL)
+        kwargs.setdefault("work_horse_killed_handler", jobs.on_work_horse_killed)
         super().__init__(queues, *args, **kwargs)
         if registry is not None:
             jobs.use_registry(registry)

@@ -1,4 +1,6 @@
 """Fixtures for AI jobs on real RQ workers and the session's real redis-server."""
+import logging
+
 import pytest
 from rq import Worker
 from rq.serializers import JSONSerializer
@@ -7,7 +9,7 @@ from service.application import Matches
 from service.eventstore import EventStore
 from service.eventstore.records import MatchRecords
 from service.registry import build_registry
-from service.testing import dice, sealed, slow_ai
+from service.testing import broken_ai, dice, sealed, slow_ai
 from service.workers import jobs
 from service.workers.scheduler import AIScheduler, queue_for
 
@@ -16,8 +18,10 @@ QUEUE = "gameroom-ai-test"
 
 @pytest.fixture(scope="session")
 def ai_registry():
-    """Installed games plus the dice race, sealed cards (simultaneous, hidden hands) and the slow level."""
-    return build_registry(extra_plugins=[("dice", dice), ("sealed", sealed), ("slow-ai", slow_ai)])
+    """Installed games plus the dice race, sealed cards (simultaneous, hidden hands), the slow level
+    and the broken and killed levels."""
+    return build_registry(extra_plugins=[("dice", dice), ("sealed", sealed), ("slow-ai", slow_ai),
+                                         ("broken-ai", broken_ai)])
 
 
 @pytest.fixture
@@ -45,3 +49,24 @@ def work(redis_client):
         return worker.work(burst=True, logging_level="WARNING")
 
     return run
+
+
+@pytest.fixture
+def retry_at_once(ai_matches):
+    """AI jobs enqueued by ``ai_matches`` are retried without waiting (a burst worker runs every attempt)."""
+    ai_matches.after_append[0].retry_intervals = [0]
+    return ai_matches
+
+
+@pytest.fixture
+def error_log(tmp_path):
+    """ERROR records of ``service.workers``, also from forked work horses: returns a reader of their lines."""
+    path = tmp_path / "errors.log"
+    handler = logging.FileHandler(path)
+    handler.setLevel(logging.ERROR)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+    logger = logging.getLogger("service.workers")
+    logger.addHandler(handler)
+    yield lambda: path.read_text().splitlines() if path.exists() else []
+    logger.removeHandler(handler)
+    handler.close()
