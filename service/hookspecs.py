@@ -45,6 +45,14 @@ def gameroom_ai_policies(game):
         legal, rng, *, num_seats, **budget) -> move`` picks one of the ``legal`` moves from ``seat``'s
         view only; or ``None``.
 
+    A policy may declare a ``time_budget`` attribute (seconds one decision
+    may take; default 60), which sizes its job timeout
+    (:func:`service.ai.levels.time_budget`). The built-in levels need no hook:
+    ``random`` plays every game, ``greedy`` and ``mcts`` every game that
+    implements ``Game.sample_state`` (required for hidden-information games
+    that want them); a game tunes ``mcts`` with the optional attributes listed
+    in the docstring of :mod:`service.ai.mcts`.
+
     Implemented by add-on packages that bring stronger or stranger bots.
     Collecting hook: the dicts of all plugins are merged; a level name that
     two plugins provide is an error at start-up.

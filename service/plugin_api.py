@@ -171,6 +171,13 @@ class Game:
     use no clock, I/O or global randomness (only the ``rng`` they are given).
     State is opaque to the platform but must be JSON-compatible, so that
     snapshots, the conformance kit and AI search can copy and store it.
+
+    AI: every game gets the ``random`` level; ``greedy`` and ``mcts`` need
+    :meth:`sample_state` (and play better with :meth:`evaluate`). A game may
+    also set optional class attributes that tune the ``mcts`` search
+    (``mcts_iterations``, ``mcts_time_limit``, ``rollout_policy`` ...): they
+    are listed in the docstring of :mod:`service.ai.mcts`. Extra levels come
+    from :meth:`ai_policies`.
     """
 
     #: Required: static metadata.
@@ -295,9 +302,10 @@ class Game:
         """A full state consistent with ``seat``'s ``view``: hidden parts
         (other hands, deck order) drawn at random from what is unseen.
 
-        Required for games with hidden information that want the ``mcts``
-        level; a perfect-information game whose view is its state may return
-        a copy of ``view``.
+        Without it a game gets only the ``random`` level: the ``greedy`` and
+        ``mcts`` levels need it, so it is required for a game with hidden
+        information that wants them; a perfect-information game whose view
+        is its state may return a copy of ``view``.
         """
         raise NotImplementedError
 
@@ -306,6 +314,9 @@ class Game:
 
         ``view`` is the seat's view, ``legal`` the seat's legal moves (what the
         seat could fetch from the API itself); the policy returns one of them.
+        A policy may declare a ``time_budget`` attribute (seconds one decision
+        may take), which sizes its job timeout; see
+        :func:`service.ai.levels.time_budget`.
         """
         return {}
 
