@@ -13,8 +13,7 @@ from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
 from . import schemas, views
 from .content import CONTENT, TURNS
 from .fold import evolve as fold_event
-from .scoring import CATEGORIES, score_sheet
-from .sheet import Sheet, groups_of
+from .scoring import CATEGORIES, outlook, score_sheet
 from .steps import TURNS_PER_PILE, decide_step, legal_steps, pile_of
 
 MAX_SEATS = len(CONTENT.sheets)
@@ -150,20 +149,19 @@ class LookAtTheStars(Game):
     # -- AI -------------------------------------------------------------------
 
     def evaluate(self, state, seat):
-        """Score lead over the best rival, plus a little for lines that may still grow."""
-        if state["result"] is not None:
-            scores = state["result"]["scores"]
-        else:
-            scores = [score_sheet(p, state["rules"])["total"] for p in state["players"]]
-        rivals = [v for s, v in enumerate(scores) if s != seat]
-        lead = scores[seat] - (max(rivals) if rivals else 0)
-        if state["result"] is not None:
-            return float(lead)
+        """The seat's own score, plus a little for lines that may still grow.
+
+        Only the seat's own sheet counts: no step of another seat can change
+        it (the game has no interaction), so the rivals' scores would only add
+        noise to a search that simulates their moves.
+        """
         player = state["players"][seat]
-        growing = sum(len(g) for g in groups_of(player["lines"]) if len(g) < 3)
-        room = len(Sheet(player, pile_of(state["turn"])).unused_stars())
+        if state["result"] is not None:
+            return float(state["result"]["scores"][seat])
+        score = score_sheet(player, state["rules"])["total"]
+        growing, room = outlook(player, pile_of(state["turn"]))
         progress = 0.3 * growing + 0.02 * room * (TURNS - state["turn"]) / TURNS
-        return float(lead) + progress
+        return float(score) + progress
 
 
 __all__ = ["CATEGORIES", "TURNS_PER_PILE", "LookAtTheStars"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .content import CONTENT
 from .geometry import COLUMNS, NEIGHBOURS, placements
-from .sheet import Sheet, endpoints
+from .memo import Table, drawing_key
+from .sheet import Sheet, endpoints, groups_of
 
 #: Breakdown categories, in the order they are reported.
 CATEGORIES = ("constellations", "nova", "planets", "shooting_stars", "point_bonus",
@@ -69,8 +70,21 @@ def _adjacent(points: set, p: int) -> bool:
     return any(q in points for q in NEIGHBOURS[p])
 
 
+#: Breakdowns by (drawing, point bonus card, counting, mirror option): see :mod:`.memo`.
+_SCORES = Table()
+
+
 def score_sheet(player: dict, rules: dict) -> dict:
-    """The per-category points of ``player``'s sheet (R7.1-R7.6)."""
+    """The per-category points of ``player``'s sheet (R7.1-R7.6), with their ``total``."""
+    key = (drawing_key(player), rules["point_bonus"], rules["counting"], rules["allow_mirror"])
+    found = _SCORES.get(key)
+    if found is None:
+        found = _score_sheet(player, rules)
+        _SCORES.put(key, found)
+    return dict(found)
+
+
+def _score_sheet(player: dict, rules: dict) -> dict:
     sheet = Sheet(player, 1)
     valid = constellations(sheet)
     sizes = {size for size, _ in valid}
@@ -101,3 +115,18 @@ def score_sheet(player: dict, rules: dict) -> dict:
         out["black_hole"] = free * _POWER_PARAMS["black_hole"].get("points_per_unused_neighbour", 1)
     out["total"] = sum(out[c] for c in CATEGORIES)
     return out
+
+
+#: Growth outlooks by (drawing, pile): see :mod:`.memo`.
+_OUTLOOKS = Table()
+
+
+def outlook(player: dict, pile: int) -> tuple[int, int]:
+    """``(growing, room)``: lines in groups still too small to score, and unused stars left (R6.4)."""
+    key = (drawing_key(player), pile)
+    found = _OUTLOOKS.get(key)
+    if found is None:
+        growing = sum(len(g) for g in groups_of(player["lines"]) if len(g) < 3)
+        found = (growing, len(Sheet(player, pile).unused_stars()))
+        _OUTLOOKS.put(key, found)
+    return found

@@ -29,6 +29,7 @@ from .powers import (
     target_ok,
     targets,
 )
+from .memo import Table, drawing_key
 from .sheet import Sheet
 
 TURNS_PER_PILE = CONTENT.cards_per_pile
@@ -70,28 +71,44 @@ def _placement_move(kind: str, place, length: int | None = None) -> dict:
     return move
 
 
+#: Placement steps by (drawing, card, pile, mirror option): see :mod:`.memo`.
+_PLACEMENTS = Table()
+
+
+def _placement_steps(state: dict, player: dict, rules: dict) -> list[dict]:
+    """Every placement of the revealed card (or shooting star) on ``player``'s sheet, then skip."""
+    sheet = Sheet(player, pile_of(state["turn"]))
+    card = current_card(state)
+    moves = []
+    if card.kind == "lines":
+        ok = sheet.legal_lines()
+        for place in placements(card.shape, rules["allow_mirror"]):
+            a, b = place[4]
+            if a in ok and b in ok:
+                moves.append(_placement_move("place_card", place))
+    else:
+        ok = sheet.legal_segments()
+        for length, (shape, head) in sorted(CONTENT.shooting_shapes.items()):
+            for place in placements(shape, rules["allow_mirror"], head):
+                if all(k in ok for k in place[4]):
+                    moves.append(_placement_move("place_shooting_star", place, length))
+    moves.append({"type": "skip_card"})
+    return moves
+
+
 def legal_steps(state: dict, seat: int) -> list[dict]:
     """Every legal step of ``seat`` now, in canonical order."""
     player = state["players"][seat]
     rules = state["rules"]
-    sheet = Sheet(player, pile_of(state["turn"]))
     if not player["drawn"]:
-        card = current_card(state)
-        moves = []
-        if card.kind == "lines":
-            ok = sheet.legal_lines()
-            for place in placements(card.shape, rules["allow_mirror"]):
-                a, b = place[4]
-                if a in ok and b in ok:
-                    moves.append(_placement_move("place_card", place))
-        else:
-            ok = sheet.legal_segments()
-            for length, (shape, head) in sorted(CONTENT.shooting_shapes.items()):
-                for place in placements(shape, rules["allow_mirror"], head):
-                    if all(k in ok for k in place[4]):
-                        moves.append(_placement_move("place_shooting_star", place, length))
-        moves.append({"type": "skip_card"})
-        return moves
+        key = (drawing_key(player), state["deck"][state["turn"] - 1], pile_of(state["turn"]),
+               rules["allow_mirror"])
+        moves = _PLACEMENTS.get(key)
+        if moves is None:
+            moves = tuple(_placement_steps(state, player, rules))
+            _PLACEMENTS.put(key, moves)
+        return [dict(m) for m in moves]
+    sheet = Sheet(player, pile_of(state["turn"]))
     if player["stars_left"]:
         moves = [{"type": "use_power", "point": xy(p)} for p in new_star_targets(sheet)]
         return moves + [{"type": "use_power", "stop": True}]

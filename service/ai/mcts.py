@@ -105,9 +105,19 @@ class _Bounds:
         return (value - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5
 
 
-def move_key(move: dict) -> str:
-    """A canonical string for a move (moves are JSON objects)."""
-    return json.dumps(move, sort_keys=True, separators=(",", ":"))
+def move_key(move: dict):
+    """A canonical, hashable key for a move (moves are JSON objects).
+
+    Flat moves (the common case) become their sorted items, which is several
+    times cheaper than JSON; moves holding lists or objects fall back to
+    canonical JSON text.
+    """
+    key = tuple(sorted(move.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return json.dumps(move, sort_keys=True, separators=(",", ":"))
+    return key
 
 
 def _overrides(game: Game, name: str) -> bool:

@@ -1,0 +1,54 @@
+"""Memoisation of the pure per-sheet computations the AI repeats most.
+
+A search asks the same questions about the same drawings thousands of times
+(every determinization rebuilds the rivals' unchanged sheets, every visit to
+a placement rebuilds its sheet), so :func:`legal_steps`' placement list and
+:func:`score_sheet` are remembered by what they depend on: the drawing of
+one sheet (:func:`drawing_key`) plus the card, pile and rules involved.
+Both are pure functions of that key, so a hit returns exactly what a fresh
+computation would; callers get copies, never the stored objects.
+"""
+from __future__ import annotations
+
+#: Entries kept per table before it is emptied (a few MB at most).
+LIMIT = 50_000
+
+
+def drawing_key(player: dict) -> tuple:
+    """Everything drawn on one sheet that legality and scoring can depend on."""
+    return (
+        player["sheet"],
+        tuple(player["lines"]),
+        tuple(tuple(star) for star in player["shooting"]),
+        tuple(player["new_stars"]),
+        tuple(player["planets"]),
+        tuple(player["twinkles"]),
+        tuple(player["galaxies"]),
+        tuple(player["auras"]),
+        tuple(player["novas"]),
+        player["moon"],
+        player["black_hole"],
+    )
+
+
+class Table:
+    """A bounded dict: emptied when it reaches :data:`LIMIT` entries."""
+
+    __slots__ = ("_items", "hits", "misses")
+
+    def __init__(self):
+        self._items: dict = {}
+        self.hits = self.misses = 0
+
+    def get(self, key):
+        found = self._items.get(key)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, key, value) -> None:
+        if len(self._items) >= LIMIT:
+            self._items.clear()
+        self._items[key] = value
