@@ -10,8 +10,8 @@ computation would; callers get copies, never the stored objects.
 """
 from __future__ import annotations
 
-#: Entries kept per table before it is emptied (a few MB at most).
-LIMIT = 50_000
+#: Default entries kept per table before it is emptied.
+LIMIT = 16_384
 
 
 def drawing_key(player: dict) -> tuple:
@@ -32,12 +32,13 @@ def drawing_key(player: dict) -> tuple:
 
 
 class Table:
-    """A bounded dict: emptied when it reaches :data:`LIMIT` entries."""
+    """A bounded dict: emptied when it reaches ``limit`` entries."""
 
-    __slots__ = ("_items", "hits", "misses")
+    __slots__ = ("_items", "hits", "limit", "misses")
 
-    def __init__(self):
+    def __init__(self, limit: int = LIMIT):
         self._items: dict = {}
+        self.limit = limit
         self.hits = self.misses = 0
 
     def get(self, key):
@@ -49,6 +50,6 @@ class Table:
         return found
 
     def put(self, key, value) -> None:
-        if len(self._items) >= LIMIT:
+        if len(self._items) >= self.limit:
             self._items.clear()
         self._items[key] = value

@@ -71,8 +71,9 @@ def _placement_move(kind: str, place, length: int | None = None) -> dict:
     return move
 
 
-#: Placement steps by (drawing, card, pile, mirror option): see :mod:`.memo`.
-_PLACEMENTS = Table()
+#: Placement steps by (drawing, card, pile, mirror option), as item tuples: see
+#: :mod:`.memo`. About 8 KB per entry, so at most ~32 MB.
+_PLACEMENTS = Table(4096)
 
 
 def _placement_steps(state: dict, player: dict, rules: dict) -> list[dict]:
@@ -105,7 +106,7 @@ def legal_steps(state: dict, seat: int) -> list[dict]:
                rules["allow_mirror"])
         moves = _PLACEMENTS.get(key)
         if moves is None:
-            moves = tuple(_placement_steps(state, player, rules))
+            moves = tuple(tuple(m.items()) for m in _placement_steps(state, player, rules))
             _PLACEMENTS.put(key, moves)
         return [dict(m) for m in moves]
     sheet = Sheet(player, pile_of(state["turn"]))
