@@ -18,7 +18,7 @@ from marshmallow import ValidationError
 from .core import decider
 from .core.decider import Folded
 from .core.matches import (
-    FINISHED, MatchRecord, Seat, new_match_id, new_token, redact_entry, status_of,
+    FINISHED, MatchRecord, Seat, hash_token, new_match_id, new_token, redact_entry, status_of,
 )
 from .core.rng import new_seed
 from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
@@ -72,6 +72,29 @@ class _FoldCache:
                 self._items.popitem(last=False)
 
 
+class _LRU:
+    """A small thread-safe LRU map."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 class Matches:
     def __init__(self, store: EventStore, records: MatchRecords, registry: Registry,
                  *, snapshot_every: int = 100, append_retries: int = 20, clock=time.time):
@@ -83,6 +106,10 @@ class Matches:
         self.clock = clock
         self.after_append: list = []
         self._cache = _FoldCache()
+        # What never changes once known: the record of a match whose seats are
+        # all filled (claims are final) and the seat of a valid token.
+        self._records = _LRU(4096)
+        self._seats = _LRU(16384)
 
     # -- creating and joining --------------------------------------------
 
@@ -148,27 +175,50 @@ class Matches:
     def game(self, record: MatchRecord):
         return self.registry.get(record.game)
 
-    def open(self, match_id: str, token: str | None = None) -> tuple[Loaded, int | None, bool]:
-        """The latest match, and the seat of ``token``, in one round trip to Redis when warm.
+    def open(self, match_id: str, token: str | None = None, *,
+             fresh: bool = True) -> tuple[Loaded, int | None, bool]:
+        """The latest match, and the seat of ``token``, in at most one round trip to Redis.
 
         Returns ``(loaded, seat, token_ok)``: ``seat`` is None for no token or an
-        unknown one (``token_ok`` tells which). The match record, the token and
-        the entries the cached fold has not seen are read in one pipeline.
+        unknown one (``token_ok`` tells which). What is not cached in this
+        process (the record of a full match, a token's seat, the fold) is read
+        in one pipeline together with the entries the cached fold has not seen.
+
+        ``fresh=False`` accepts a cached fold that may be behind the store when
+        everything is cached (no round trip at all): for :meth:`submit`, whose
+        append checks the version and which re-reads on a conflict.
         """
         start = self._cache.get(match_id)
-        pipe = self.store.redis.pipeline(transaction=False)
-        self.records.queue_get(pipe, match_id)
-        if token is not None:
-            self.records.queue_seat(pipe, match_id, token)
+        record = self._records.get(match_id)
+        token_key = (match_id, hash_token(token)) if token is not None else None
+        seat = self._seats.get(token_key) if token_key is not None else None
+        need_seat = token is not None and seat is None
+        if not fresh and start is not None and record is not None and not need_seat:
+            return Loaded(record, start), seat, True
+        if record is not None and not need_seat and start is not None:
+            entries = self.store.read(match_id, start.version)
+        else:
+            pipe = self.store.redis.pipeline(transaction=False)
+            if record is None:
+                self.records.queue_get(pipe, match_id)
+            if need_seat:
+                self.records.queue_seat(pipe, match_id, token)
+            if start is not None:
+                self.store.queue_read(pipe, match_id, start.version)
+            results = iter(pipe.execute())
+            if record is None:
+                record = self.records.parse(next(results))
+                if record is None:
+                    raise NotFound(f"No match {match_id}.", code="unknown-match")
+                if record.full:
+                    self._records.put(match_id, record)
+            if need_seat:
+                seat = self.records.parse_seat(next(results))
+                if seat is not None:
+                    self._seats.put(token_key, seat)
+            entries = self.store.decode(next(results)) if start is not None else None
         if start is not None:
-            self.store.queue_read(pipe, match_id, start.version)
-        results = pipe.execute()
-        record = self.records.parse(results[0])
-        if record is None:
-            raise NotFound(f"No match {match_id}.", code="unknown-match")
-        seat = self.records.parse_seat(results[1]) if token is not None else None
-        if start is not None:
-            folded = decider.fold(self.game(record), self.store.decode(results[-1]), start)
+            folded = decider.fold(self.game(record), entries, start)
             self._cache.put(match_id, folded)
             loaded = Loaded(record, folded)
         else:
@@ -220,7 +270,7 @@ class Matches:
 
     def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
                idempotency_key: str | None = None, actor: str | None = None,
-               loaded: Loaded | None = None) -> MoveResult:
+               loaded: Loaded | None = None, maybe_behind: bool = False) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
@@ -228,15 +278,23 @@ class Matches:
         steps that leave its legal moves unchanged (simultaneous phases) do not
         make it stale. Without it, the move is checked against the latest state
         and the append retried on a race.
+
+        ``loaded``: the match as the caller already has it; ``maybe_behind``
+        says it came from :meth:`open` with ``fresh=False`` and may be behind.
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
         if key is not None:
             prior = self.records.idempotent_version(match_id, key)
             if prior is not None:
                 return self._replayed(match_id, prior)
-        for attempt in range(self.append_retries):
-            if loaded is None or attempt:
-                loaded = self.load(match_id)
+        # A ``loaded`` from open(fresh=False) may be behind the store: the append's
+        # version check catches that, and anything refused on it is re-checked fresh.
+        fresh = loaded is None or not maybe_behind
+        if not fresh and expected_version is not None and expected_version != loaded.version:
+            loaded = None
+        for _attempt in range(self.append_retries):
+            if loaded is None:
+                loaded, fresh = self.load(match_id), True
             record, folded = loaded.record, loaded.folded
             if record.read_only:
                 raise Conflict("This match is a read-only import.", code="read-only")
@@ -244,10 +302,16 @@ class Matches:
                 raise Conflict("The match has open seats and has not started.", code="match-not-started")
             if seat is None or not 0 <= seat < record.num_seats:
                 raise NotYourSeat("Spectators cannot move.")
-            if expected_version is not None and expected_version != folded.version:
-                self._check_not_stale(loaded, seat, expected_version)
             game = self.game(record)
-            entry = decider.decide(game, folded, seat, move, record.seed)
+            try:
+                if expected_version is not None and expected_version != folded.version:
+                    self._check_not_stale(loaded, seat, expected_version)
+                entry = decider.decide(game, folded, seat, move, record.seed)
+            except GameroomError:
+                if fresh:
+                    raise
+                loaded = None  # judged on a cached fold: judge again on the latest
+                continue
             entry["time"] = self.clock()
             if actor:
                 entry["actor"] = actor
@@ -256,6 +320,7 @@ class Matches:
             try:
                 result = self.store.append(match_id, entry, folded.version, key, status=status)
             except VersionConflict:
+                loaded = None
                 continue
             if result.duplicate:
                 return self._replayed(match_id, result.version)

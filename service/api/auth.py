@@ -21,15 +21,16 @@ def bearer_token(allow_query: bool = False) -> str | None:
     return None
 
 
-def caller(matches, match_id: str, *, allow_query: bool = False, required: bool = False):
+def caller(matches, match_id: str, *, allow_query: bool = False, required: bool = False, fresh: bool = True):
     """The latest match and the caller's seat in it (None for a spectator).
 
     404 for an unknown match comes before 401. An unknown token is 401 (not
     silently a spectator, so a client with a typo'd token notices).
-    ``required``: spectators get 401 too.
+    ``required``: spectators get 401 too. ``fresh=False``: the match may come
+    from this process's cache without a read (see ``Matches.open``).
     """
     token = bearer_token(allow_query)
-    loaded, seat, token_ok = matches.open(match_id, token)
+    loaded, seat, token_ok = matches.open(match_id, token, fresh=fresh)
     if token is None and required:
         raise Unauthorized("This needs a seat's bearer token.", code="token-required")
     if not token_ok:

@@ -208,3 +208,51 @@ def test_include_legal_moves_saves_a_request(api, matches):
     assert other["legal_moves"] == api.legal(match_id, tokens[1 - seat]) != []
     assert "legal_moves" not in api.state(match_id, token)
     assert api.get(f"/api/matches/{match_id}/state?include=legal_moves").get_json()["legal_moves"] == []
+
+
+def test_a_process_whose_cached_match_is_behind_still_judges_moves_on_the_latest(app, redis_server, registry):
+    """Moves are decided on this process's cached fold when it is warm; another
+    process's appends make that fold stale, and then the move must be judged
+    again on the latest state: accepted when it is legal now, stale/illegal
+    exactly as if nothing had been cached."""
+    from service import create_app
+
+    other = create_app({"redis_url": redis_server.url, "ai_mode": "off"}, registry)
+    here, there = app.test_client(), other.test_client()
+
+    def post(client, token, move, **body):
+        return client.post(f"/api/matches/{match_id}/moves", json={"move": move, **body},
+                           headers={"Authorization": f"Bearer {token}"})
+
+    r = here.post("/api/matches", json={"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "two-procs",
+                                        "options": {"piles": [9, 9]}})
+    match_id = r.get_json()["match"]["id"]
+    tokens = {int(k): v for k, v in r.get_json()["tokens"].items()}
+    a = r.get_json()["match"]["active_seats"][0]
+    b = 1 - a
+    take = lambda pile, count: {"type": "take", "pile": pile, "count": count}  # noqa: E731
+    assert post(here, tokens[a], take(0, 1)).status_code == 201    # v2 [8, 9]: cached here, b to move
+    assert post(there, tokens[b], take(1, 1)).status_code == 201   # v3 [8, 8]
+    assert post(there, tokens[a], take(1, 1)).status_code == 201   # v4 [8, 7]
+    # Legal on here's cached v2 too, but the append finds v4: judged again there, still legal.
+    r = post(here, tokens[b], take(1, 3))
+    assert r.status_code == 201 and r.get_json()["version"] == 5, r.get_json()            # [8, 4]
+    assert r.get_json()["state"]["view"]["piles"] == [8, 4]
+    assert post(there, tokens[a], take(0, 1)).status_code == 201   # v6 [7, 4]
+    # Here's cached v5 says it is a's turn: judged on v6, it is b's.
+    r = post(here, tokens[b], take(0, 1))
+    assert r.status_code == 201 and r.get_json()["version"] == 7, r.get_json()            # [6, 4]
+    assert post(there, tokens[a], take(1, 4)).status_code == 201   # v8 [6, 0]
+    # Legal on nothing here has seen at v8 (pile 1 is empty now): the latest state's refusal.
+    r = post(here, tokens[b], take(1, 1))
+    assert r.status_code == 422 and r.get_json()["rule"] == "too-many", r.get_json()
+    # An expected_version newer than this process has seen is taken at its word (not stale)...
+    r = post(here, tokens[b], take(0, 1), expected_version=8)
+    assert r.status_code == 201 and r.get_json()["version"] == 9, r.get_json()
+    # ...and one behind the latest is stale even though it equals what this process has cached.
+    assert post(there, tokens[a], take(0, 1)).status_code == 201   # v10
+    r = post(here, tokens[b], take(0, 1), expected_version=9)
+    assert r.status_code == 409 and r.get_json()["code"] == "stale-version", r.get_json()
+    assert r.get_json()["current_version"] == 10
+    entries = there.get(f"/api/matches/{match_id}/events").get_json()["entries"]
+    assert [e["version"] for e in entries] == list(range(1, 11))
