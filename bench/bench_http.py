@@ -252,15 +252,16 @@ class Stats:
 
 
 def play_matches(port: int, game: str, seats: int, max_steps: int, deadline: float, quota: list, rnd: random.Random,
-                 stats: Stats) -> None:
+                 stats: Stats, client: str = "api") -> None:
     """Create and play random matches until ``deadline`` or until the shared ``quota`` is used up."""
     conn = Conn(port)
+    play = _play_one if client == "api" else _play_one_knowing_rules
     try:
         while time.monotonic() < deadline:
             if not _take_quota(quota):
                 return
             try:
-                _play_one(conn, game, seats, max_steps, deadline, rnd, stats)
+                play(conn, game, seats, max_steps, deadline, rnd, stats)
             except (OSError, http.client.HTTPException) as exc:
                 stats.err("connection", type(exc).__name__)
                 stats.matches_cut += 1
@@ -331,6 +332,69 @@ def _play_one(conn: Conn, game: str, seats: int, max_steps: int, deadline: float
     stats.matches_cut += 1
 
 
+_RULES: dict = {}
+
+
+def rules_for(game: str):
+    """The installed game's rules, for a client that computes legal moves itself (``--client rules``)."""
+    if game not in _RULES:
+        from service.registry import build_registry
+
+        rules = build_registry().get(game)
+        if rules.info.hidden_information:
+            raise SystemExit(f"--client rules needs a game without hidden information; {game} has some")
+        _RULES[game] = rules
+    return _RULES[game]
+
+
+def _play_one_knowing_rules(conn: Conn, game: str, seats: int, max_steps: int, deadline: float,
+                            rnd: random.Random, stats: Stats) -> None:
+    """A bot that knows the rules: one POST per move, legal moves computed from the returned view.
+
+    Only for games without hidden information, where a seat's view is the
+    whole state, so the game's own ``legal_moves`` runs on it client-side
+    (what a self-play bot built on the same rules library does). One GET of
+    the state after creating the match, then every move response carries
+    the next state.
+    """
+    rules = rules_for(game)
+    body = {"game": game, "seats": [{"name": f"bench-{i}"} for i in range(seats)]}
+    status, created, dt = conn.call("POST", "/api/matches", body)
+    if status != 201:
+        stats.err("create", status)
+        time.sleep(0.05)
+        return
+    stats.ok("create", dt)
+    match_id = created["match"]["id"]
+    stats.match_ids.append(match_id)
+    tokens = {int(s): t for s, t in created["tokens"].items()}
+    status, state, dt = conn.call("GET", f"/api/matches/{match_id}/state", token=tokens[0])
+    if status != 200:
+        stats.err("state", status)
+        return
+    stats.ok("state", dt)
+    for _step in range(max_steps + 1):
+        active = [] if state["status"] == "finished" else state["active_seats"]
+        if not active:
+            stats.matches_done += 1
+            return
+        if time.monotonic() >= deadline:
+            break
+        seat = active[0] if len(active) == 1 else rnd.choice(active)
+        legal = rules.legal_moves(state["view"], seat)
+        if not legal:
+            stats.err("legal-moves", "empty")
+            break
+        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves", {"move": rnd.choice(legal)},
+                                       token=tokens[seat])
+        if status != 201:
+            stats.err("move", status)
+            break
+        stats.ok("move", dt)
+        state = result["state"]
+    stats.matches_cut += 1
+
+
 def hit_baseline(port: int, deadline: float, quota: list, bodies: list, rnd: random.Random, stats: Stats) -> None:
     conn = Conn(port)
     stream = uuid.uuid4().hex
@@ -365,7 +429,7 @@ def run_phase(kind: str, port: int, args, seconds: float, *, matches: int | None
         start.wait()
         if kind == "gameroom":
             play_matches(port, args.game, game_meta["seats"], game_meta["max_steps"], deadline_box[0], quota, rnd,
-                         per_thread[i])
+                         per_thread[i], args.client)
         else:
             hit_baseline(port, deadline_box[0], quota, bodies, rnd, per_thread[i])
 
@@ -472,7 +536,10 @@ def print_report(res: dict) -> None:
     p = res["params"]
     target = p["target"]
     print()
-    print(f"HTTP, game {p['game']}, {p['clients']} clients, gunicorn -w {p['workers']} -k {p['worker_class']} "
+    client = p.get("client", "api")
+    print(f"HTTP, game {p['game']}, {p['clients']} clients ({client} client: "
+          f"{'GET legal-moves per turn + POST per move' if client == 'api' else 'one POST per move'}), "
+          f"gunicorn -w {p['workers']} -k {p['worker_class']} "
           f"--threads {p['threads']}, {len(res['rounds'])} round(s); medians over rounds")
     print(f"  ratio  API requests/s vs baseline requests/s : {s['ratio_api_requests_vs_baseline']:.2f}  "
           f"(target >= {target:.2f}: {'MET' if s['ratio_api_requests_vs_baseline'] >= target else 'NOT MET'})")
@@ -624,6 +691,10 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clients", "-n", type=int, default=8, help="concurrent client threads (default 8)")
     p.add_argument("--game", default="nim", help="installed game to play (default nim)")
+    p.add_argument("--client", choices=("api", "rules"), default="api",
+                   help="api (default): GET legal-moves at the start of each turn, then POST moves with "
+                        "?include=legal_moves; rules: a bot that knows the rules computes legal moves from the "
+                        "view it got back (one POST per move; games without hidden information only)")
     p.add_argument("--seats", type=int, default=None, help="seats per match (default: the game's minimum, at least 2)")
     p.add_argument("--duration", type=float, default=8.0, help="seconds per measured phase (default 8)")
     p.add_argument("--rounds", type=int, default=2, help="baseline/gameroom phase pairs (default 2)")

@@ -145,9 +145,15 @@ class Matches:
         entry["time"] = record.created
         tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
         self.records.create(record, tokens)
-        self.store.append(record.id, entry, 0)
-        loaded = self.load(record.id)
-        self._after(loaded, entry | {"version": 1})
+        # The new match is folded here, not read back: its only entry is the one being written.
+        loaded = Loaded(record, decider.fold(game, [entry | {"version": 1}]))
+        self.store.append(record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
+        self._cache.put(record.id, loaded.folded)
+        if record.full:
+            self._records.put(record.id, record)
+        for seat, token in tokens.items():
+            self._seats.put((record.id, hash_token(token)), seat)
+        self._after(loaded, entry | {"version": 1}, progress_saved=True)
         log.info("match %s created: %s, %d seats", record.id, game_slug, n)
         return loaded, tokens
 

@@ -73,6 +73,10 @@ class IllegalMove(Exception):
         self.message = message or code
 
 
+#: Options schema instances by class (marshmallow schemas are reusable across loads and threads).
+_OPTIONS_SCHEMAS: dict = {}
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """Static metadata of a game.
@@ -259,7 +263,11 @@ class Game:
 
         Raises ``marshmallow.ValidationError`` on bad options.
         """
-        return self.schemas().options().load(options or {})
+        cls = self.schemas().options
+        schema = _OPTIONS_SCHEMAS.get(cls)
+        if schema is None:  # one instance per schema class: building one costs more than a load
+            schema = _OPTIONS_SCHEMAS[cls] = cls()
+        return schema.load(options or {})
 
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` reveals hidden information (an undo barrier).

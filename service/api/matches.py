@@ -32,8 +32,9 @@ class MatchCollection(MethodView):
         matches = _matches()
         loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"])
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
-        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
-                201, headers)
+        return presenters.json_response(
+            {"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
+            201, headers)
 
     @blp.arguments(MatchListArgsSchema(), location="query")
     @blp.response(200, MatchListSchema)
