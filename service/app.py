@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import inspect
 import logging
 
 import redis
@@ -74,6 +75,26 @@ def _connect(config: Config) -> redis.Redis:
     return server.client()
 
 
+class GameroomFlask(Flask):
+    """Flask, remembering which handlers are coroutines.
+
+    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every
+    request (about a dozen calls); no handler changes its nature, so the
+    answer is kept per function (bound methods by their function).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._is_sync: dict = {}
+
+    def ensure_sync(self, func):
+        target = getattr(func, "__func__", func)
+        sync = self._is_sync.get(target)
+        if sync is None:
+            sync = self._is_sync[target] = not inspect.iscoroutinefunction(func)
+        return func if sync else self.async_to_sync(func)
+
+
 def create_app(config: Config | dict | None = None, registry: Registry | None = None) -> Flask:
     """Build the WSGI app.
 
@@ -83,7 +104,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     """
     if not isinstance(config, Config):
         config = Config.from_env(**(config or {}))
-    app = Flask(__name__)
+    app = GameroomFlask(__name__)
     app.config.update(
         GAMEROOM=config,
         MAX_CONTENT_LENGTH=config.max_body,
