@@ -22,6 +22,9 @@ MAX_SEATS = len(CONTENT.sheets)
 # occurrence (Line power), so over a game 3 * uses <= 2 pre-drawn + 36 card lines
 # + uses, i.e. uses <= 19.
 MAX_STEPS = MAX_SEATS * (TURNS * 2 + 19 * 3)
+#: The steps that end a seat's turn soonest, in order of preference (see ``rollout_policy``).
+_QUICKEST = ({"type": "confirm_turn"}, {"type": "skip_card"}, {"type": "decline_power"},
+             {"type": "use_power", "stop": True})
 
 
 class LookAtTheStars(Game):
@@ -147,6 +150,20 @@ class LookAtTheStars(Game):
         return views.sample_state(view, seat, rng)
 
     # -- AI -------------------------------------------------------------------
+
+    def rollout_policy(self, state, seat, legal, rng):
+        """How a search moves the *other* seats: straight through their turn.
+
+        No step of theirs can change the searching seat's sheet or score (the
+        game has no interaction) and :meth:`evaluate` looks at the seat's own
+        sheet only, so simulating their drawings would cost time and change
+        nothing: they confirm, skip or decline whenever they may.
+        """
+        for wanted in _QUICKEST:
+            for move in legal:
+                if move == wanted:
+                    return move
+        return legal[rng.randrange(len(legal))]
 
     def evaluate(self, state, seat):
         """The seat's own score, plus a little for lines that may still grow.
