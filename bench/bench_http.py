@@ -284,18 +284,26 @@ def _take_quota(quota: list) -> bool:
 MOVE_BODY_SIZE = {}
 
 
-def _play_one(conn: Conn, game: str, seats: int, max_steps: int, deadline: float, rnd: random.Random,
-              stats: Stats) -> None:
+def _create(conn: Conn, game: str, seats: int, stats: Stats):
+    """Create a match with ``seats`` human seats; ``(created response, tokens by seat)``, or None."""
     body = {"game": game, "seats": [{"name": f"bench-{i}"} for i in range(seats)]}
     status, created, dt = conn.call("POST", "/api/matches", body)
     if status != 201:
         stats.err("create", status)
         time.sleep(0.05)
-        return
+        return None
     stats.ok("create", dt)
+    stats.match_ids.append(created["match"]["id"])
+    return created, {int(s): t for s, t in created["tokens"].items()}
+
+
+def _play_one(conn: Conn, game: str, seats: int, max_steps: int, deadline: float, rnd: random.Random,
+              stats: Stats) -> None:
+    made = _create(conn, game, seats, stats)
+    if made is None:
+        return
+    created, tokens = made
     match_id = created["match"]["id"]
-    stats.match_ids.append(match_id)
-    tokens = {int(s): t for s, t in created["tokens"].items()}
     active = created["match"]["active_seats"]
     known = None  # (seat, legal moves) from the last move's response (?include=legal_moves)
     for _step in range(max_steps + 1):
@@ -358,16 +366,11 @@ def _play_one_knowing_rules(conn: Conn, game: str, seats: int, max_steps: int, d
     the next state.
     """
     rules = rules_for(game)
-    body = {"game": game, "seats": [{"name": f"bench-{i}"} for i in range(seats)]}
-    status, created, dt = conn.call("POST", "/api/matches", body)
-    if status != 201:
-        stats.err("create", status)
-        time.sleep(0.05)
+    made = _create(conn, game, seats, stats)
+    if made is None:
         return
-    stats.ok("create", dt)
+    created, tokens = made
     match_id = created["match"]["id"]
-    stats.match_ids.append(match_id)
-    tokens = {int(s): t for s, t in created["tokens"].items()}
     status, state, dt = conn.call("GET", f"/api/matches/{match_id}/state", token=tokens[0])
     if status != 200:
         stats.err("state", status)
