@@ -47,31 +47,6 @@ class MoveResult:
     duplicate: bool = False
 
 
-class _FoldCache:
-    """Recently folded matches, so a load folds only the entries it has not seen."""
-
-    def __init__(self, size: int = 512):
-        self.size = size
-        self._items: OrderedDict[str, Folded] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, match_id: str) -> Folded | None:
-        with self._lock:
-            found = self._items.get(match_id)
-            if found is not None:
-                self._items.move_to_end(match_id)
-            return found
-
-    def put(self, match_id: str, folded: Folded) -> None:
-        with self._lock:
-            current = self._items.get(match_id)
-            if current is None or current.version <= folded.version:
-                self._items[match_id] = folded
-                self._items.move_to_end(match_id)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
 class _LRU:
     """A small thread-safe LRU map."""
 
@@ -89,10 +64,26 @@ class _LRU:
 
     def put(self, key, value) -> None:
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
+            if self._keeps(key, value):
+                self._items[key] = value
+                self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def _keeps(self, key, value) -> bool:
+        """Whether ``put`` stores ``value`` (called under the lock)."""
+        return True
+
+
+class _FoldCache(_LRU):
+    """Recently folded matches, so a load folds only the entries it has not seen."""
+
+    def __init__(self, size: int = 512):
+        super().__init__(size)
+
+    def _keeps(self, match_id: str, folded: Folded) -> bool:
+        current = self._items.get(match_id)  # never replace a fold by an older one
+        return current is None or current.version <= folded.version
 
 
 class Matches:
@@ -183,7 +174,7 @@ class Matches:
 
     def open(self, match_id: str, token: str | None = None, *,
              fresh: bool = True) -> tuple[Loaded, int | None, bool]:
-        """The latest match, and the seat of ``token``, in at most one round trip to Redis.
+        """The latest match, and the seat of ``token``, in at most one round trip to Redis when warm.
 
         Returns ``(loaded, seat, token_ok)``: ``seat`` is None for no token or an
         unknown one (``token_ok`` tells which). What is not cached in this
@@ -196,8 +187,8 @@ class Matches:
         """
         start = self._cache.get(match_id)
         record = self._records.get(match_id)
-        token_key = (match_id, hash_token(token)) if token is not None else None
-        seat = self._seats.get(token_key) if token_key is not None else None
+        token_hash = hash_token(token) if token is not None else None
+        seat = self._seats.get((match_id, token_hash)) if token is not None else None
         need_seat = token is not None and seat is None
         if not fresh and start is not None and record is not None and not need_seat:
             return Loaded(record, start), seat, True
@@ -208,7 +199,7 @@ class Matches:
             if record is None:
                 self.records.queue_get(pipe, match_id)
             if need_seat:
-                self.records.queue_seat(pipe, match_id, token)
+                self.records.queue_seat(pipe, match_id, token_hash)
             if start is not None:
                 self.store.queue_read(pipe, match_id, start.version)
             results = iter(pipe.execute())
@@ -221,7 +212,7 @@ class Matches:
             if need_seat:
                 seat = self.records.parse_seat(next(results))
                 if seat is not None:
-                    self._seats.put(token_key, seat)
+                    self._seats.put((match_id, token_hash), seat)
             entries = self.store.decode(next(results)) if start is not None else None
         if start is not None:
             folded = decider.fold(self.game(record), entries, start)

@@ -43,8 +43,9 @@ class MatchRecords:
         pipe.hgetall(keys.meta(match_id))
 
     @staticmethod
-    def queue_seat(pipe, match_id: str, token: str) -> None:
-        pipe.hget(keys.tokens(match_id), hash_token(token))
+    def queue_seat(pipe, match_id: str, token_hash: str) -> None:
+        """Queue the look-up of the seat of a token, given its :func:`hash_token`; parse with :meth:`parse_seat`."""
+        pipe.hget(keys.tokens(match_id), token_hash)
 
     @staticmethod
     def parse_seat(raw) -> int | None:
