@@ -2,11 +2,12 @@
 
 A search asks the same questions about the same drawings thousands of times
 (every determinization rebuilds the rivals' unchanged sheets, every visit to
-a placement rebuilds its sheet), so :func:`legal_steps`' placement list and
-:func:`score_sheet` are remembered by what they depend on: the drawing of
-one sheet (:func:`drawing_key`) plus the card, pile and rules involved.
-Both are pure functions of that key, so a hit returns exactly what a fresh
-computation would; callers get copies, never the stored objects.
+a placement rebuilds its sheet), so :func:`legal_steps`' placement list,
+:func:`score_sheet` and :func:`outlook` are remembered by what they depend
+on: the drawing of one sheet (:func:`drawing_key`) plus the card, pile and
+rules involved. All are pure functions of that key, so a hit returns exactly
+what a fresh computation would; callers get copies, never the stored objects
+(``test_lats_memo.py`` checks both on every step of random matches).
 """
 from __future__ import annotations
 
@@ -34,20 +35,14 @@ def drawing_key(player: dict) -> tuple:
 class Table:
     """A bounded dict: emptied when it reaches ``limit`` entries."""
 
-    __slots__ = ("_items", "hits", "limit", "misses")
+    __slots__ = ("_items", "limit")
 
     def __init__(self, limit: int = LIMIT):
         self._items: dict = {}
         self.limit = limit
-        self.hits = self.misses = 0
 
     def get(self, key):
-        found = self._items.get(key)
-        if found is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return found
+        return self._items.get(key)
 
     def put(self, key, value) -> None:
         if len(self._items) >= self.limit:

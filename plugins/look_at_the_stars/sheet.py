@@ -204,7 +204,7 @@ class Sheet:
         """Every line that may be drawn now: :meth:`line_ok` for all lines at once.
 
         The hot path of placement enumeration, so the tests of ``line_ok``
-        are inlined here over precomputed endpoints; ``test_legal_lines_is_line_ok``
+        are inlined here over precomputed endpoints; ``test_lats_memo.py``
         keeps the two equal.
         """
         # Usable endpoints that no shooting star touches (R4.3, R4.6).

@@ -20,6 +20,7 @@ from .geometry import (
     point_from_json,
     xy,
 )
+from .memo import Table, drawing_key
 from .powers import (
     apply_target,
     current_occurrence,
@@ -29,7 +30,6 @@ from .powers import (
     target_ok,
     targets,
 )
-from .memo import Table, drawing_key
 from .sheet import Sheet
 
 TURNS_PER_PILE = CONTENT.cards_per_pile
