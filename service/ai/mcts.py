@@ -51,7 +51,8 @@ part of :class:`service.plugin_api.Game`):
     the move played: the root's most visited child (default) or its best
     valued one.
 ``rollout_policy(state, seat, legal, rng) -> move``
-    the default policy of rollouts (uniform over ``legal`` if absent).
+    how rollouts, and the other seats under ``mcts_opponents="policy"``,
+    move (uniform over ``legal`` if absent).
 
 Budget: ``iterations`` caps the work; ``time_limit`` (seconds, ``0`` = none)
 stops earlier. All randomness comes from the ``rng`` passed in, so with a
@@ -78,7 +79,7 @@ class _Node:
     def __init__(self, move=None, actor=None):
         self.move = move
         self.actor = actor
-        self.children: dict[str, _Node] = {}
+        self.children: dict = {}  # move_key -> _Node
         self.visits = 0
         self.total = 0.0  # sum of the raw values of ``actor``
         self.avail = 0
@@ -172,7 +173,7 @@ class _Search:
             return self.policy(state, actor, moves, self.rng)
         return moves[self.rng.randrange(len(moves))]
 
-    def _select(self, node: _Node, keyed: dict) -> str:
+    def _select(self, node: _Node, keyed: dict):
         best, best_score = None, -math.inf
         for k in keyed:
             child = node.children[k]
@@ -226,7 +227,7 @@ class _Search:
             path.append(node)
         leaf = path[-1]
         if self.alpha and leaf.static is None and self.rollout:
-            leaf.static = [game.evaluate(state, s) for s in range(self.num_seats)]
+            leaf.static = self._values(state)
         for _ in range(self.rollout):
             actor = self._actor(state)
             if actor is None:
@@ -238,7 +239,7 @@ class _Search:
                 state = self._apply(state, actor, self._default_move(state, actor, moves))
             except IllegalMove:
                 break
-        values = [game.evaluate(state, s) for s in range(self.num_seats)]
+        values = self._values(state)
         if self.alpha:
             self._minimax(path, values)
         for visited in path:
@@ -246,6 +247,18 @@ class _Search:
             if visited.actor is not None:
                 visited.total += values[visited.actor]
                 self.bounds.see(visited.total / visited.visits)
+
+    def _values(self, state) -> list:
+        """The evaluation of ``state`` for each seat that owns nodes of the tree.
+
+        With ``opponents="policy"`` that is the searching seat alone (the
+        others' moves are not nodes), so the others' entries stay 0.0 unasked.
+        """
+        if self.tree_opponents:
+            return [self.game.evaluate(state, s) for s in range(self.num_seats)]
+        values = [0.0] * self.num_seats
+        values[self.seat] = self.game.evaluate(state, self.seat)
+        return values
 
     def best(self) -> _Node:
         """The root child to play: the most visited (``final="visits"``) or the best valued."""
