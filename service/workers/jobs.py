@@ -54,7 +54,7 @@ import logging
 import os
 import time
 
-from ..ai import choose_move
+from ..ai import builtin_levels, choose_move
 from ..ai.levels import random_policy
 from ..application import Matches
 from ..errors import GameroomError
@@ -142,7 +142,7 @@ def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: 
         level, extra = FALLBACK_LEVEL, {FALLBACK_LEVEL: random_policy}
     else:
         extra = matches.registry.ai_policies(game)
-        if level not in extra and level not in matches.ai_levels(game):
+        if level not in extra and level not in builtin_levels(game):
             log.error("job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game)
             extra = {**extra, level: random_policy}
     view = game.view(state, seat)

@@ -69,17 +69,20 @@ class AIScheduler:
     def __call__(self, matches, loaded, entry) -> list[str]:
         """Enqueue a job for each active AI seat of ``loaded``; returns the ids enqueued now."""
         record, folded = loaded.record, loaded.folded
-        game = matches.game(record)
-        if record.read_only or status_of(record, game, folded.state) != ACTIVE:
-            return []
         ai = record.ai_seats()
+        if not ai or record.read_only:
+            return []
+        game = matches.game(record)
+        if status_of(record, game, folded.state) != ACTIVE:
+            return []
+        policies = matches.registry.ai_policies(game)
         enqueued = []
         for seat in game.active_seats(folded.state):
             level = ai.get(seat)
             if level is None:
                 continue
             job_id = keys.ai_job_id(record.id, folded.version, seat)
-            policy = matches.registry.ai_policies(game).get(level)
+            policy = policies.get(level)
             try:
                 self.queue.enqueue(
                     JOB_FUNCTION, record.id, folded.version, seat,
