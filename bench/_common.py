@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as ``python bench/x.py`` from anywhere
     sys.path.insert(0, str(ROOT))
 
+from service.ai.report import percentile  # noqa: E402  (the linear-interpolation quantile; re-exported)
+
 
 @contextlib.contextmanager
 def redis_for_bench(url: str | None):
@@ -44,19 +46,6 @@ def redis_for_bench(url: str | None):
             yield server.url, server.client
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def percentile(values, q: float) -> float:
-    """The ``q``-quantile (0..1) by linear interpolation; NaN for no values."""
-    if not values:
-        return float("nan")
-    data = sorted(values)
-    if len(data) == 1:
-        return data[0]
-    pos = (len(data) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(data) - 1)
-    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
 
 def median(values) -> float:
