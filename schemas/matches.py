@@ -42,10 +42,6 @@ class MatchSummarySchema(Schema):
     created = fields.Float()
 
 
-class MatchCreatedSchema(Schema):
-    match = fields.Nested(MatchSummarySchema, required=True)
-    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
-                         metadata={"description": "seat number -> bearer token, shown only once"})
 
 
 class MatchListArgsSchema(Schema):
@@ -89,6 +85,15 @@ class StateSchema(Schema):
     view = fields.Dict(required=True, metadata={"description": "the game's view for the caller"})
     outcome = fields.Nested(OutcomeSchema, allow_none=True)
     legal_moves = fields.List(fields.Dict(), metadata={"description": "with include=legal_moves: the caller's legal moves"})
+
+
+class MatchCreatedSchema(Schema):
+    match = fields.Nested(MatchSummarySchema, required=True)
+    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                         metadata={"description": "seat number -> bearer token, shown only once"})
+    state = fields.Nested(StateSchema, required=True, metadata={
+        "description": "the opening state as a spectator sees it (public information only); "
+                       "a seat's own view: GET .../state with its token"})
 
 
 class LegalMovesSchema(Schema):

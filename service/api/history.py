@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from flask import current_app, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.history import (
     ExportSchema, ForkSchema, ImportResultSchema, UndoRequestBodySchema, UndoRequestSchema, UndoResultSchema,
@@ -13,6 +12,7 @@ from schemas.matches import MatchCreatedSchema
 
 from . import presenters
 from .auth import caller, caller_seat
+from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("history", __name__, url_prefix="/api/matches", description="Undo, fork, export, import")
@@ -87,7 +87,8 @@ class Fork(MethodView):
         matches, history = _both()
         loaded, tokens = history.fork(match_id, body["version"], body["seats"])
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
-        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
+        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()},
+                 "state": presenters.state(matches, loaded, None)},
                 201, headers)
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from flask import current_app, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import (
     ClaimSeatSchema, MatchCreatedSchema, MatchCreateSchema, MatchListArgsSchema, MatchSummarySchema,
@@ -12,6 +11,7 @@ from schemas import (
 from schemas.matches import MatchListSchema
 
 from . import presenters
+from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("matches", __name__, url_prefix="/api/matches", description="Matches and seats")
@@ -28,12 +28,14 @@ class MatchCollection(MethodView):
     @blp.alt_response(404, **PROBLEM, description="unknown game")
     @blp.alt_response(422, **PROBLEM, description="invalid seats or options")
     def post(self, body):
-        """Create a match. Returns one secret token per human seat it filled."""
+        """Create a match. Returns one secret token per human seat it filled, and the opening state
+        as a spectator sees it."""
         matches = _matches()
         loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"])
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
         return presenters.json_response(
-            {"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()}},
+            {"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()},
+             "state": presenters.state(matches, loaded, None)},
             201, headers)
 
     @blp.arguments(MatchListArgsSchema(), location="query")

@@ -28,6 +28,14 @@ def test_create_returns_location_summary_and_one_token_per_human_seat(api):
     assert api.get(r.headers["Location"]).get_json()["id"] == match["id"]
 
 
+def test_create_returns_the_opening_state_as_a_spectator_sees_it(api):
+    r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}]})
+    body = r.get_json()
+    spectator = api.get(f"/api/matches/{body['match']['id']}/state").get_json()
+    assert body["state"] == spectator
+    assert body["state"]["seat"] is None and body["state"]["version"] == 1
+
+
 def test_tokens_are_stored_only_hashed(api, redis_client):
     match_id, tokens = api.create()
     dump = b"".join(k + b"".join(redis_client.dump(k) or b"" for _ in [0]) for k in redis_client.keys("*"))
