@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import GameSchema
+from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("games", __name__, url_prefix="/api/games", description="Installed games")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from ..errors import GameroomError
+from .blueprint import Blueprint
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Probes")
 

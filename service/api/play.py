@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from flask import current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas import (
     EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
@@ -13,6 +12,7 @@ from schemas import (
 from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
 from .auth import caller
+from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("play", __name__, url_prefix="/api/matches", description="Playing a match")

@@ -12,12 +12,12 @@ import time
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 
 from ..errors import BadRequest
 from .auth import caller_seat
+from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
