@@ -115,7 +115,7 @@ class Matches:
                 f"{game.info.title} takes {game.info.min_players}–{game.info.max_players} seats, not {n}.",
                 code="bad-seat-count", errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
             )
-        levels = set(self.ai_levels(game))
+        levels = set(self.ai_levels(game)) if any(s and s.get("ai") for s in seats) else set()
         seat_objs = []
         for i, s in enumerate(seats):
             if s is None:
@@ -135,10 +135,13 @@ class Matches:
         entry = decider.setup_entry(game, n, opts, record.seed)
         entry["time"] = record.created
         tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
-        self.records.create(record, tokens)
         # The new match is folded here, not read back: its only entry is the one being written.
         loaded = Loaded(record, decider.fold(game, [entry | {"version": 1}]))
-        self.store.append(record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
+        # Record, tokens, lobby and first entry in one transaction: one round trip.
+        pipe = self.store.redis.pipeline(transaction=True)
+        self.records.queue_create(pipe, record, tokens)
+        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
+        self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
         if record.full:
             self._records.put(record.id, record)

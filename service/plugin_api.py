@@ -139,11 +139,14 @@ class Rng:
     """
 
     def __init__(self, seed: int | str | bytes):
-        self._random = random.Random(seed)
+        self._seed = seed
+        self._random: random.Random | None = None  # seeded on first use: most steps draw nothing
         self.used = False
 
     def _touch(self) -> random.Random:
         self.used = True
+        if self._random is None:
+            self._random = random.Random(self._seed)
         return self._random
 
     def randrange(self, start: int, stop: int | None = None) -> int:

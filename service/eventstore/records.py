@@ -20,6 +20,13 @@ class MatchRecords:
         self.redis = client
 
     def create(self, record: MatchRecord, tokens: dict[int, str]) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        self.queue_create(pipe, record, tokens)
+        pipe.execute()
+
+    @staticmethod
+    def queue_create(pipe, record: MatchRecord, tokens: dict[int, str]) -> None:
+        """Queue :meth:`create`'s writes on ``pipe`` (a transaction, to write them with other steps at once)."""
         static = {"id": record.id, "game": record.game, "options": record.options,
                   "seed": record.seed, "created": record.created, "num_seats": record.num_seats,
                   "read_only": record.read_only, "forked_from": record.forked_from}
@@ -27,12 +34,10 @@ class MatchRecords:
         for i, seat in enumerate(record.seats):
             if seat.filled:
                 mapping[f"seat:{i}"] = json.dumps({"name": seat.name, "ai": seat.ai})
-        pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.meta(record.id), mapping=mapping)
         if tokens:
             pipe.hset(keys.tokens(record.id), mapping={hash_token(t): s for s, t in tokens.items()})
         pipe.zadd(keys.lobby(), {record.id: record.created})
-        pipe.execute()
 
     def get(self, match_id: str) -> MatchRecord | None:
         return self.parse(self.redis.hgetall(keys.meta(match_id)))

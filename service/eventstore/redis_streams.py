@@ -48,6 +48,15 @@ def _decode(items) -> list[dict]:
     return [json.loads(fields[b"entry"]) for _id, fields in items]
 
 
+def _append_keys(match_id: str) -> list[str]:
+    return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id)]
+
+
+def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None) -> list:
+    entry = {**entry, "version": expected_version + 1}
+    return [expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":")), status or ""]
+
+
 class EventStore:
     """Append-only per-match streams on a redis-py client (``decode_responses=False``)."""
 
@@ -64,11 +73,24 @@ class EventStore:
         appends nothing and returns the version of the first append. ``status``,
         when given, is written to the match record in the same atomic step.
         """
-        entry = {**entry, "version": expected_version + 1}
-        outcome, version = self._append(
-            keys=[keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id)],
-            args=[expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":")), status or ""],
-        )
+        return self.parse_append(self._append(
+            keys=_append_keys(match_id), args=_append_args(entry, expected_version, idempotency_key, status)))
+
+    @staticmethod
+    def queue_append(pipe, match_id: str, entry: dict, expected_version: int, status: str | None = None) -> None:
+        """Queue :meth:`append` on ``pipe``; turn its result into an AppendResult with :meth:`parse_append`.
+
+        Sent as EVAL with the script's text, not EVALSHA: inside a transaction a
+        missing script could not be loaded and retried (Redis caches the
+        compiled script by its text either way).
+        """
+        keys_ = _append_keys(match_id)
+        pipe.eval(APPEND_LUA, len(keys_), *keys_, *_append_args(entry, expected_version, None, status))
+
+    @staticmethod
+    def parse_append(raw) -> AppendResult:
+        """What the append script returned, as an AppendResult; VersionConflict on a conflict."""
+        outcome, version = raw
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         if outcome == "conflict":
             raise VersionConflict(int(version))
