@@ -9,12 +9,20 @@ default) on loopback:
   with one endpoint that does one ``XADD`` per request.
 
 Each of N client threads (``http.client``, one keep-alive connection each)
-creates a match of ``--game`` (default nim) with only human seats, then loops
-GET /api/matches/{id}/legal-moves and POST /api/matches/{id}/moves with a
-random legal move for an active seat (the first one; a random one when several
-are active) until the match ends, then starts another, until the phase's time
-(or ``--matches``) is up. For the baseline the same N threads POST a body of
-the same shape as a move to the XADD endpoint.
+creates a match of ``--game`` (default nim) with only human seats and plays it
+to the end with random legal moves for an active seat (the first one; a random
+one when several are active), then starts another, until the phase's time (or
+``--matches``) is up. Two kinds of client (``--client``; the default picks
+``rules`` for a game without hidden information, ``api`` otherwise):
+
+- ``rules``: a bot that knows the rules computes each seat's legal moves from
+  the state that the create and move responses carry: one POST per move;
+- ``api``: GET /legal-moves at the start of each turn, then POST the move with
+  ``?include=legal_moves`` (the response lists the next legal moves when the
+  same seat acts again): two requests per move when seats alternate.
+
+For the baseline the same N threads POST a body of the size of a move to the
+XADD endpoint.
 
 The two servers are measured alternately (baseline, gameroom, baseline,
 gameroom, ... ``--rounds`` times) and the ratio is taken per round, then the
@@ -23,9 +31,11 @@ median, so that a noisy neighbour slows both sides alike. Reported:
 - moves/s and p50/p99 latency of the move POST; the legal-moves GET and match
   creation separately; requests/s of all API calls;
 - baseline requests/s and p50/p99;
-- ratios vs the baseline (the target from the issue: >= 0.60).
+- ratios vs the baseline (the target from the issue: >= 0.60), and the moves/s
+  ratio of every round.
 
-    .venv/bin/python bench/bench_http.py                       # default, ~45-60 s
+    .venv/bin/python bench/bench_http.py                       # default, ~75 s
+    .venv/bin/python bench/bench_http.py --client api          # the API-only client on nim
     .venv/bin/python bench/bench_http.py --clients 16 --duration 20 --rounds 3
     .venv/bin/python bench/bench_http.py --game tiny-stellar-empires --json bench/out/http.json
     .venv/bin/python bench/bench_http.py --profile             # in-process cProfile of the move path
@@ -384,12 +394,13 @@ def _play_one_knowing_rules(conn: Conn, game: str, seats: int, max_steps: int, d
         if not legal:
             stats.err("legal-moves", "empty")
             break
-        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves", {"move": rnd.choice(legal)},
-                                       token=tokens[seat])
+        move = rnd.choice(legal)
+        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves", {"move": move}, token=tokens[seat])
         if status != 201:
             stats.err("move", status)
             break
         stats.ok("move", dt)
+        MOVE_BODY_SIZE.setdefault(game, []).append(len(json.dumps({"move": move})))
         state = result["state"]
     stats.matches_cut += 1
 
@@ -564,6 +575,10 @@ def print_report(res: dict) -> None:
           f"({s['ratio_server_cpu_per_request']:.2f}x); redis-server CPU per request: "
           f"{fmt(s['redis_cpu_us_per_api_request'], 0)} us vs {fmt(s['redis_cpu_us_per_baseline_request'], 0)} us")
     print()
+    per_round = sorted(r["ratio_moves"] for r in res["rounds"])
+    print(f"  moves/s ratio per round: {', '.join(f'{v:.2f}' for v in per_round)} (sorted; median "
+          f"{s['ratio_moves_vs_baseline']:.2f}, {sum(v >= target for v in per_round)} of {len(per_round)} rounds "
+          f">= {target:.2f})")
     print("  per round:" + "".join(
         f"  [{i + 1}] base {r['baseline']['requests'].get('baseline', {}).get('per_s', 0):.0f}/s, "
         f"api {r['gameroom']['all_requests_per_s']:.0f}/s, moves {r['gameroom']['requests'].get('move', {}).get('per_s', 0):.0f}/s"
@@ -690,13 +705,16 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clients", "-n", type=int, default=8, help="concurrent client threads (default 8)")
     p.add_argument("--game", default="nim", help="installed game to play (default nim)")
-    p.add_argument("--client", choices=("api", "rules"), default="api",
-                   help="api (default): GET legal-moves at the start of each turn, then POST moves with "
-                        "?include=legal_moves; rules: a bot that knows the rules computes legal moves from the "
-                        "view it got back (one POST per move; games without hidden information only)")
+    p.add_argument("--client", choices=("auto", "api", "rules"), default="auto",
+                   help="rules: a bot that knows the rules computes legal moves from the view it got back, one "
+                        "POST per move (games without hidden information only); api: GET legal-moves at the start "
+                        "of each turn, then POST moves with ?include=legal_moves (two requests per move when seats "
+                        "alternate); auto (default): rules when the game has no hidden information, else api")
     p.add_argument("--seats", type=int, default=None, help="seats per match (default: the game's minimum, at least 2)")
-    p.add_argument("--duration", type=float, default=8.0, help="seconds per measured phase (default 8)")
-    p.add_argument("--rounds", type=int, default=2, help="baseline/gameroom phase pairs (default 2)")
+    p.add_argument("--duration", type=float, default=5.0, help="seconds per measured phase (default 5)")
+    p.add_argument("--rounds", type=int, default=6,
+                   help="baseline/gameroom phase pairs (default 6: many short alternations give a steadier median "
+                        "on a shared machine than a few long ones)")
     p.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up per server (default 2)")
     p.add_argument("--matches", type=int, default=None,
                    help="play this many matches per gameroom phase instead of --duration seconds "
@@ -751,6 +769,8 @@ def main(argv=None) -> int:
                 baseline.start("/")
                 gameroom.start("/api/games")
                 meta = _game_meta(gameroom.port, args)
+                if args.client == "auto":
+                    args.client = "api" if meta["hidden_information"] else "rules"
                 print(f"  servers up: baseline :{baseline.port}, gameroom :{gameroom.port}; "
                       f"{args.game} with {meta['seats']} seats", flush=True)
 
@@ -842,7 +862,7 @@ def _game_meta(port: int, args) -> dict:
     if not lo <= seats <= hi:
         raise SystemExit(f"{args.game} takes {lo}-{hi} seats, not {seats}")
     return {"slug": args.game, "seats": seats, "max_steps": int(meta.get("max_steps", 10_000)),
-            "min_players": lo, "max_players": hi}
+            "min_players": lo, "max_players": hi, "hidden_information": bool(meta.get("hidden_information", True))}
 
 
 def _baseline_bodies(game: str) -> list[dict]:
