@@ -370,9 +370,10 @@ class Matches:
         if self.snapshot_every and folded.version % self.snapshot_every == 0:
             snapshot = folded.to_snapshot() | {"code_rules_version": game.info.rules_version}
             self.store.save_snapshot(record.id, folded.version, snapshot)
-        if entry is not None:
+        observers = self.registry.pm.hook.gameroom_entry_appended
+        if entry is not None and observers.get_hookimpls():  # pluggy's call costs more than the check
             try:
-                self.registry.pm.hook.gameroom_entry_appended(match_id=record.id, entry=entry)
+                observers(match_id=record.id, entry=entry)
             except Exception:  # an observer must not undo an accepted move
                 log.exception("gameroom_entry_appended observer failed for match %s", record.id)
         for callback in self.after_append:

@@ -138,15 +138,16 @@ class Rng:
     platform that this step drew randomness, which makes it an undo barrier.
     """
 
-    def __init__(self, seed: int | str | bytes):
+    def __init__(self, seed: int | str | bytes | Callable[[], int | str | bytes]):
+        """``seed``, or a function returning it: called on the first draw (most steps draw nothing)."""
         self._seed = seed
-        self._random: random.Random | None = None  # seeded on first use: most steps draw nothing
+        self._random: random.Random | None = None
         self.used = False
 
     def _touch(self) -> random.Random:
         self.used = True
         if self._random is None:
-            self._random = random.Random(self._seed)
+            self._random = random.Random(self._seed() if callable(self._seed) else self._seed)
         return self._random
 
     def randrange(self, start: int, stop: int | None = None) -> int:

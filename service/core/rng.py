@@ -20,5 +20,8 @@ def new_seed() -> str:
 
 def rng_for(seed: str, version: int, purpose: str = "decide") -> Rng:
     """The generator for deciding the entry that will become ``version``."""
-    digest = hashlib.sha256(f"{seed}:{purpose}:{version}".encode()).digest()
-    return Rng(int.from_bytes(digest[:16], "big"))
+    def derived() -> int:  # computed on the first draw: most steps draw nothing
+        digest = hashlib.sha256(f"{seed}:{purpose}:{version}".encode()).digest()
+        return int.from_bytes(digest[:16], "big")
+
+    return Rng(derived)
