@@ -1,10 +1,9 @@
 """Turn core objects into the API's resource dicts (documented by schemas/)."""
 from __future__ import annotations
 
-import json
-
 from flask import current_app
 
+from .. import jsoncodec
 from ..application import Loaded, Matches
 from ..core.matches import FINISHED, status_of
 
@@ -56,5 +55,5 @@ def json_response(data, status: int = 200, headers: dict | None = None):
     dump would only copy them (a third of a request's CPU). The tests check
     every such response against openapi.yaml, so the schemas stay the contract.
     """
-    body = json.dumps(data, separators=(",", ":"))
+    body = jsoncodec.dumps(data)
     return current_app.response_class(body, status=status, headers=headers, mimetype="application/json")

@@ -7,7 +7,6 @@ cannot set headers, so the token may also come as ``?token=``.
 """
 from __future__ import annotations
 
-import json
 import time
 
 from flask import Response, current_app, request, stream_with_context
@@ -15,6 +14,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 
+from .. import jsoncodec
 from ..errors import BadRequest
 from .auth import caller_seat
 from .blueprint import Blueprint
@@ -54,7 +54,7 @@ def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_a
         loaded = matches.load(match_id)
         for entry in matches.redact(loaded, entries, seat):
             after = entry["version"]
-            yield f"id: {after}\nevent: entry\ndata: {json.dumps(entry, separators=(',', ':'))}\n\n"
+            yield f"id: {after}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n"
 
 
 @blp.route("/<match_id>/stream")

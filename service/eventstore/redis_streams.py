@@ -6,11 +6,11 @@ trimmed: the history is the system of record.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import redis
 
+from .. import jsoncodec
 from ..errors import VersionConflict
 from . import keys
 
@@ -45,7 +45,7 @@ class AppendResult:
 
 
 def _decode(items) -> list[dict]:
-    return [json.loads(fields[b"entry"]) for _id, fields in items]
+    return [jsoncodec.loads(fields[b"entry"]) for _id, fields in items]
 
 
 def _append_keys(match_id: str) -> list[str]:
@@ -54,7 +54,7 @@ def _append_keys(match_id: str) -> list[str]:
 
 def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None) -> list:
     entry = {**entry, "version": expected_version + 1}
-    return [expected_version, idempotency_key or "", json.dumps(entry, separators=(",", ":")), status or ""]
+    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or ""]
 
 
 class EventStore:
@@ -134,7 +134,7 @@ class EventStore:
     def save_snapshot(self, match_id: str, version: int, snapshot: dict) -> None:
         """Keep ``snapshot`` (the match folded to ``version``); several versions are kept,
         so that reading any past version folds at most one snapshot interval."""
-        self.redis.hset(keys.snapshot(match_id), str(version), json.dumps(snapshot, separators=(",", ":")))
+        self.redis.hset(keys.snapshot(match_id), str(version), jsoncodec.dumps(snapshot))
 
     def load_snapshot(self, match_id: str, at_most: int | None = None) -> dict | None:
         """The newest snapshot at or before version ``at_most`` (None: the newest of all)."""
@@ -143,5 +143,5 @@ class EventStore:
             if at_most is None or version <= at_most:
                 raw = self.redis.hget(keys.snapshot(match_id), str(version))
                 if raw:
-                    return json.loads(raw)
+                    return jsoncodec.loads(raw)
         return None
