@@ -6,6 +6,7 @@ trimmed: the history is the system of record.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import redis
@@ -45,7 +46,7 @@ class AppendResult:
 
 
 def _decode(items) -> list[dict]:
-    return [jsoncodec.loads(fields[b"entry"]) for _id, fields in items]
+    return [json.loads(fields[b"entry"]) for _id, fields in items]
 
 
 def _append_keys(match_id: str) -> list[str]:
@@ -143,5 +144,5 @@ class EventStore:
             if at_most is None or version <= at_most:
                 raw = self.redis.hget(keys.snapshot(match_id), str(version))
                 if raw:
-                    return jsoncodec.loads(raw)
+                    return json.loads(raw)
         return None
