@@ -1,6 +1,6 @@
 """Run the benchmarks of bench/ one after another with their default settings (``make bench``).
 
-    .venv/bin/python bench/run_all.py                 # both, ~70-90 s on 2 cores
+    .venv/bin/python bench/run_all.py                 # both, ~110 s on 2 cores
     .venv/bin/python bench/run_all.py --only store    # just bench_store.py
     .venv/bin/python bench/run_all.py --out DIR       # where the JSON figures go (default bench/out/)
 
