@@ -665,13 +665,18 @@ def profile(args) -> int:
         import redis as _redis
 
         calls = {"n": 0}
-        orig = _redis.Redis.execute_command
+        orig, orig_pipe = _redis.Redis.execute_command, _redis.client.Pipeline.execute
 
         def counting(self, *a, **kw):
             calls["n"] += 1
             return orig(self, *a, **kw)
 
+        def counting_pipe(self, *a, **kw):
+            calls["n"] += 1
+            return orig_pipe(self, *a, **kw)
+
         _redis.Redis.execute_command = counting
+        _redis.client.Pipeline.execute = counting_pipe
         try:
             r = client.post("/api/matches", json={"game": args.game, "seats": [{"name": "a"}, {"name": "b"}]})
             create_calls = calls["n"]
@@ -687,6 +692,7 @@ def profile(args) -> int:
             move_calls = calls["n"]
         finally:
             _redis.Redis.execute_command = orig
+            _redis.client.Pipeline.execute = orig_pipe
         print(f"Redis commands per request (pipelines count once): create {create_calls}, "
               f"legal-moves {legal_calls}, move {move_calls}; baseline 1")
     return 0
@@ -785,6 +791,8 @@ def main(argv=None) -> int:
                 meta = _game_meta(gameroom.port, args)
                 if args.client == "auto":
                     args.client = "api" if meta["hidden_information"] else "rules"
+                if args.client == "rules":
+                    rules_for(args.game)  # refuses a game with hidden information, before any phase
                 print(f"  servers up: baseline :{baseline.port}, gameroom :{gameroom.port}; "
                       f"{args.game} with {meta['seats']} seats", flush=True)
 
