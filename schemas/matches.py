@@ -42,8 +42,6 @@ class MatchSummarySchema(Schema):
     created = fields.Float()
 
 
-
-
 class MatchListArgsSchema(Schema):
     game = fields.String()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))

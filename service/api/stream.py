@@ -13,7 +13,6 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-
 from .. import jsoncodec
 from ..errors import BadRequest
 from .auth import caller_seat
