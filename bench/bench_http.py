@@ -347,21 +347,28 @@ def _play_one(conn: Conn, game: str, seats: int, max_steps: int, deadline: float
                 break
             stats.ok("legal-moves", dt)
             legal = body["moves"]
-        if not legal:
-            stats.err("legal-moves", "empty")
+        state = _post_random_move(conn, game, match_id, tokens[seat], legal, rnd, stats, "?include=legal_moves")
+        if state is None:
             break
-        move = rnd.choice(legal)
-        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves?include=legal_moves",
-                                       {"move": move}, token=tokens[seat])
-        if status != 201:
-            stats.err("move", status)
-            break
-        stats.ok("move", dt)
-        _note_body_size(game, move)
-        state = result["state"]
         active = [] if state["status"] == "finished" else state["active_seats"]
         known = (seat, state.get("legal_moves") or [])
     stats.matches_cut += 1
+
+
+def _post_random_move(conn: Conn, game: str, match_id: str, token: str, legal: list, rnd: random.Random,
+                      stats: Stats, query: str = "") -> dict | None:
+    """POST a random one of ``legal``; the state the response carries, or None after noting the error."""
+    if not legal:
+        stats.err("legal-moves", "empty")
+        return None
+    move = rnd.choice(legal)
+    status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves{query}", {"move": move}, token=token)
+    if status != 201:
+        stats.err("move", status)
+        return None
+    stats.ok("move", dt)
+    _note_body_size(game, move)
+    return result["state"]
 
 
 _RULES: dict = {}
@@ -404,18 +411,10 @@ def _play_one_knowing_rules(conn: Conn, game: str, seats: int, max_steps: int, d
         if time.monotonic() >= deadline:
             break
         seat = active[0] if len(active) == 1 else rnd.choice(active)
-        legal = rules.legal_moves(state["view"], seat)
-        if not legal:
-            stats.err("legal-moves", "empty")
+        state = _post_random_move(conn, game, match_id, tokens[seat], rules.legal_moves(state["view"], seat),
+                                  rnd, stats)
+        if state is None:
             break
-        move = rnd.choice(legal)
-        status, result, dt = conn.call("POST", f"/api/matches/{match_id}/moves", {"move": move}, token=tokens[seat])
-        if status != 201:
-            stats.err("move", status)
-            break
-        stats.ok("move", dt)
-        _note_body_size(game, move)
-        state = result["state"]
     stats.matches_cut += 1
 
 
