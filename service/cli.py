@@ -11,8 +11,19 @@ import sys
 import click
 
 from .config import Config
+from .errors import PluginError
 
 log = logging.getLogger("gameroom")
+
+
+class _Group(click.Group):
+    """Start-up failures of plugins end every command with their message, not a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except PluginError as exc:
+            raise click.ClickException(str(exc)) from None
 
 
 def _setup_logging(level: str) -> None:
@@ -45,7 +56,7 @@ def redis_url(config: Config):
         server.stop()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--log-level", default="INFO", show_default=True, envvar="GAMEROOM_LOG_LEVEL",
               help="Logging level: DEBUG, INFO, WARNING, ERROR.")
 @click.pass_context

@@ -31,8 +31,6 @@ class Config:
     ai_mode: str = "rq"
     #: Times the server retries its own append after a version race.
     append_retries: int = 20
-    #: Entries per page of history, at most.
-    max_page: int = 500
     log_level: str = "INFO"
 
     @classmethod

@@ -303,8 +303,9 @@ class Game:
 
     def evaluate(self, state: State, seat: int) -> float:
         """Heuristic value of ``state`` for ``seat`` (higher is better), used by
-        ``greedy`` and as the MCTS leaf value. Default: the seat's score
-        share when over, else 0."""
+        ``greedy`` and as the MCTS leaf value. Default: 1.0 once the match is
+        over and ``seat`` is among the winners, else 0.0 (also while the match
+        runs), so a game that wants a useful greedy level overrides it."""
         result = self.outcome(state)
         if result is None:
             return 0.0

@@ -61,14 +61,31 @@ class Registry:
         return self.installed(slug).game
 
     def ai_policies(self, game: Game) -> dict:
-        """Game-provided levels merged with those of add-on plugins."""
-        merged = dict(game.ai_policies())
-        for extra in self.pm.hook.gameroom_ai_policies(game=game):
-            for name, policy in (extra or {}).items():
-                if name in merged:
-                    raise PluginError(f"AI level '{name}' for {game.info.slug} is provided twice")
-                merged[name] = policy
-        return merged
+        """Game-provided levels merged with those of add-on plugins.
+
+        :func:`build_registry` has already refused a level provided twice, so
+        this only merges.
+        """
+        return _merged_ai_policies(self.pm, game)
+
+
+def _merged_ai_policies(pm: pluggy.PluginManager, game: Game) -> dict:
+    """``game``'s own AI levels and every add-on plugin's, by name.
+
+    :raises PluginError: a level name provided twice, naming both providers.
+    """
+    merged = dict(game.ai_policies())
+    providers = dict.fromkeys(merged, f"game '{game.info.slug}' itself")
+    for impl in reversed(pm.hook.gameroom_ai_policies.get_hookimpls()):
+        for name, policy in (impl.function(game=game) or {}).items():
+            if name in merged:
+                raise PluginError(
+                    f"AI level '{name}' for {game.info.slug} is provided twice: by plugin "
+                    f"'{impl.plugin_name}' and by {providers[name]}"
+                )
+            merged[name] = policy
+            providers[name] = f"plugin '{impl.plugin_name}'"
+    return merged
 
 
 def check_game(game: object, where: str) -> None:
@@ -93,7 +110,13 @@ def _plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def _register(pm: pluggy.PluginManager, module, name: str, dist: str) -> None:
+def _register(pm: pluggy.PluginManager, module, name: str, dist: str, sources: dict) -> None:
+    if pm.has_plugin(name):
+        other = sources.get(name, ("?",))[0]
+        raise PluginError(
+            f"Two game plugins are named '{name}': one from distribution {dist}, one from "
+            f"distribution {other} (entry-point names in group '{ENTRY_POINT_GROUP}' must be unique)"
+        )
     try:
         pm.register(module, name=name)
     except pluggy.PluginValidationError as exc:
@@ -118,10 +141,10 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
             version = ep.dist.version if ep.dist else "?"
             if pm.is_registered(module):
                 continue
-            _register(pm, module, ep.name, dist)
+            _register(pm, module, ep.name, dist, sources)
             sources[ep.name] = (dist, version)
     for name, module in extra_plugins:
-        _register(pm, module, name, "(local)")
+        _register(pm, module, name, "(local)", sources)
         sources[name] = ("(local)", "-")
     try:
         pm.check_pending()
@@ -132,13 +155,13 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
                           f"(known hooks: {', '.join(sorted(pm.hook.__dict__))})") from exc
 
     games: dict[str, InstalledGame] = {}
-    for plugin_name, plugin in pm.list_name_plugin():
-        impl = getattr(plugin, "gameroom_games", None)
-        if impl is None:
-            continue
+    # Through pluggy's own hook implementations, not an attribute look-up: an
+    # implementation may carry another name (``@hookimpl(specname="gameroom_games")``).
+    for impl in reversed(pm.hook.gameroom_games.get_hookimpls()):
+        plugin_name = impl.plugin_name
         dist, version = sources.get(plugin_name, ("?", "?"))
         where = f"plugin '{plugin_name}' (distribution {dist})"
-        for game in impl() or []:
+        for game in impl.function() or []:
             check_game(game, where)
             slug = game.info.slug
             if slug in games:
@@ -149,4 +172,6 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
                 )
             games[slug] = InstalledGame(game, dist, version, plugin_name)
             log.debug("registered game %s from %s", slug, where)
+    for installed in games.values():
+        _merged_ai_policies(pm, installed.game)  # a level provided twice stops start-up here
     return Registry(pm, games)

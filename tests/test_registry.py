@@ -93,3 +93,51 @@ def test_entry_appended_observers_see_every_new_entry_and_cannot_break_a_move(re
     result = matches.submit(loaded.record.id, seat, {"type": "take", "pile": 0, "count": 1})
     assert result.version == 2 and matches.store.version(loaded.record.id) == 2
     assert seen == [(loaded.record.id, 1, "setup"), (loaded.record.id, 2, "move")]
+
+
+def test_an_ai_level_provided_by_two_add_on_plugins_stops_start_up_naming_both():
+    def chaos(game, view, seat, legal, rng, **_):
+        return legal[0]
+
+    first = _module("first_addon", None, gameroom_ai_policies=lambda game: {"chaos": chaos})
+    second = _module("second_addon", None, gameroom_ai_policies=lambda game: {"chaos": chaos})
+    with pytest.raises(PluginError, match="AI level 'chaos' for nim is provided twice") as refused:
+        build_registry(extra_plugins=[("first_addon", first), ("second_addon", second)])
+    assert "'first_addon'" in str(refused.value) and "'second_addon'" in str(refused.value)
+
+
+def test_two_plugins_with_one_entry_point_name_stop_start_up_with_a_clear_message():
+    nim = build_registry().get("nim")
+    with pytest.raises(PluginError, match="Two game plugins are named 'nim'"):
+        build_registry(extra_plugins=[("nim", _module("another_nim", [type(nim)()]))])
+
+
+def test_the_games_command_reports_a_plugin_error_without_a_traceback(monkeypatch):
+    from click.testing import CliRunner
+
+    from service import registry
+    from service.cli import main
+
+    real = registry.build_registry
+
+    def clashing(*args, **kwargs):
+        nim = real().get("nim")
+        return real(extra_plugins=[("nim", _module("another_nim", [type(nim)()]))])
+
+    monkeypatch.setattr(registry, "build_registry", clashing)
+    result = CliRunner().invoke(main, ["games"])
+    assert result.exit_code != 0
+    assert "Two game plugins are named 'nim'" in result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, ValueError)
+
+
+def test_a_games_hook_implemented_under_another_name_with_specname_is_found():
+    nim = build_registry().get("nim")
+
+    class Renamed(type(nim)):
+        info = GameInfo(slug="nim-renamed", title="Nim renamed", min_players=2, max_players=2)
+
+    mod = types.ModuleType("renamed")
+    mod.provide_my_games = hookimpl(specname="gameroom_games")(lambda: [Renamed()])
+    registry = build_registry(extra_plugins=[("renamed", mod)])
+    assert registry.installed("nim-renamed").plugin == "renamed"
