@@ -169,3 +169,20 @@ def test_no_string_option_of_any_installed_game_reaches_the_filesystem(api, regi
                 tried += 1
     assert {i.slug for i in registry} >= {"nim", TSE, "stars-are-right", "look-at-the-stars"}
     assert tried > 100
+
+
+def test_two_plugins_registering_one_card_set_name_is_refused_at_start_up(tmp_path):
+    from service.registry import PluginError
+
+    def pack(name):
+        module = types.ModuleType(name)
+
+        @hookimpl
+        def gameroom_content(game):
+            return {"card_set": {"same-name": tmp_path / "x.json"}} if game.info.slug == TSE else None
+
+        module.gameroom_content = gameroom_content
+        return module
+
+    with pytest.raises(PluginError, match="same-name"):
+        build_registry(extra_plugins=[("pack-a", pack("pack_a")), ("pack-b", pack("pack_b"))])
