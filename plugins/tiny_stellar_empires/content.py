@@ -407,7 +407,8 @@ def read_text(name: str) -> str:
         text = _read_owner_file(folder / f"{stem}.json", name)
         if text is not None:
             return text
-    raise CardSetError(f"card_set: no card set named {name!r} is installed on this server")
+    raise CardSetError(f"card_set: no card set named {name!r} is installed on this server "
+                       f"(installed: {', '.join(installed_card_sets())})")
 
 
 def parse(text: str, origin: str = "card set") -> dict:

@@ -181,3 +181,10 @@ def test_ai_randomness_is_keyed_by_the_server_secret_unless_reproducible():
     assert one.ai_seed("job-1") != two.ai_seed("job-1") != "job-1"
     assert one.ai_seed("job-1") == one.ai_seed("job-1")  # a retried job thinks alike
     assert Seeding.reproducible().ai_seed("job-1") == "job-1"
+
+
+def test_fork_seed_is_fresh_on_a_default_server_and_derived_only_when_reproducible():
+    secret = Seeding.with_secret("c" * 32)
+    assert secret.fork_seed("parent", 3) != secret.fork_seed("parent", 3)
+    assert "parent" not in {secret.fork_seed("parent", 3), secret.match_seed("m1", "parent")}
+    assert Seeding.reproducible().fork_seed("parent", 3) == Seeding.reproducible().fork_seed("parent", 3) != "parent"
