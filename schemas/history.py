@@ -43,6 +43,12 @@ class ForkSchema(Schema):
                         metadata={"description": "default: the same names and AI levels"})
 
 
+class ReseedSchema(Schema):
+    version = fields.Integer(required=True, strict=True, validate=validate.Range(2, 2**31),
+                             metadata={"description": "first version decided under this seed"})
+    seed = fields.String(required=True, validate=validate.Length(1, 128))
+
+
 class ExportSchema(Schema):
     format = fields.String(required=True, validate=validate.Equal("gameroom-match"))
     format_version = fields.Integer(required=True)
@@ -54,7 +60,11 @@ class ExportSchema(Schema):
     created = fields.Float()
     version = fields.Integer()
     outcome = fields.Dict(allow_none=True)
-    seed = fields.String(metadata={"description": "only in complete exports: lets an importer re-check every draw"})
+    seed = fields.String(validate=validate.Length(1, 128),
+                         metadata={"description": "only in complete exports: lets an importer re-check every draw"})
+    reseeds = fields.List(fields.Nested(ReseedSchema), validate=validate.Length(max=64), metadata={
+        "description": "only in complete exports of forks: the seeds that decided the log from the "
+                       "fork on (up to it, the original's seed decided)"})
     entries = fields.List(fields.Dict(), required=True)
 
 

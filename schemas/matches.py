@@ -15,7 +15,9 @@ class MatchCreateSchema(Schema):
                         metadata={"description": "one item per seat; null leaves the seat open to claim"})
     options = fields.Dict(load_default=dict)
     seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, 128),
-                         metadata={"description": "fixes all randomness of the match (kept secret)"})
+                         metadata={"description": "mixed with a secret of the server, so that nobody can "
+                                   "compute the draws from it; fixes all randomness only on a server "
+                                   "started with GAMEROOM_REPRODUCIBLE_SEEDS=1 (kept secret)"})
 
 
 class SeatSchema(Schema):

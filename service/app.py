@@ -18,6 +18,7 @@ from .config import Config
 from .history import History
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
+from .eventstore.seed_secret import seeding_for
 from .registry import Registry, build_registry
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     registry = registry or build_registry()
     client = _connect(config)
     matches = Matches(EventStore(client), MatchRecords(client), registry,
-                      snapshot_every=config.snapshot_every, append_retries=config.append_retries)
+                      snapshot_every=config.snapshot_every, append_retries=config.append_retries,
+                      seeding=seeding_for(config, client))
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
 

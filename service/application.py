@@ -20,7 +20,7 @@ from .core.decider import Folded
 from .core.matches import (
     FINISHED, MatchRecord, Seat, hash_token, new_match_id, new_token, redact_entry, status_of,
 )
-from .core.rng import new_seed
+from .core.rng import Seeding
 from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
@@ -88,8 +88,12 @@ class _FoldCache(_LRU):
 
 class Matches:
     def __init__(self, store: EventStore, records: MatchRecords, registry: Registry,
-                 *, snapshot_every: int = 100, append_retries: int = 20, clock=time.time):
+                 *, snapshot_every: int = 100, append_retries: int = 20, clock=time.time,
+                 seeding=None):
         self.store = store
+        # How effective seeds are made (a Seeding, or a callable that makes one when first
+        # needed); by default with a secret of this process only.
+        self._seeding = seeding or Seeding.private()
         self.records = records
         self.registry = registry
         self.snapshot_every = snapshot_every
@@ -102,11 +106,21 @@ class Matches:
         self._records = _LRU(4096)
         self._seats = _LRU(16384)
 
+    @property
+    def seeding(self) -> Seeding:
+        if not isinstance(self._seeding, Seeding):
+            self._seeding = self._seeding()
+        return self._seeding
+
     # -- creating and joining --------------------------------------------
 
     def create(self, game_slug: str, seats: list[dict | None], options: dict | None = None,
                seed: str | None = None) -> tuple[Loaded, dict[int, str]]:
-        """Create a match; returns it and one token per human seat filled now."""
+        """Create a match; returns it and one token per human seat filled now.
+
+        ``seed`` is the client's: it fixes the draws only under reproducible
+        :attr:`seeding`; otherwise it is mixed with the server's secret.
+        """
         installed = self.registry.installed(game_slug)
         game = installed.game
         n = len(seats)
@@ -130,7 +144,9 @@ class Matches:
         except ValidationError as exc:
             raise ValidationFailed("Invalid game options.", code="bad-options",
                                    errors={"options": exc.messages}) from None
-        record = MatchRecord(id=new_match_id(), game=game_slug, options=opts, seed=seed or new_seed(),
+        match_id = new_match_id()
+        # A client's seed only feeds the effective seed, which mixes in the server's secret.
+        record = MatchRecord(id=match_id, game=game_slug, options=opts, seed=self.seeding.match_seed(match_id, seed),
                              created=self.clock(), seats=seat_objs)
         entry = decider.setup_entry(game, n, opts, record.seed)
         entry["time"] = record.created

@@ -32,6 +32,11 @@ class Config:
     #: Times the server retries its own append after a version race.
     append_retries: int = 20
     log_level: str = "INFO"
+    #: Secret mixed into every match seed. Empty: one is made on the first start and kept in Redis.
+    seed_secret: str = ""
+    #: Use clients' seeds as they are (tests, tournaments, debugging): anyone who knows a
+    #: match's seed can compute its hidden cards. Off by default.
+    reproducible_seeds: bool = False
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides) -> "Config":
@@ -43,4 +48,13 @@ class Config:
         return replace(cls(**values), **overrides)
 
 
-_CONVERT = {"int": int, "float": float, "str": str}
+def _flag(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"not a yes/no setting: {raw!r} (use 1 or 0)")
+
+
+_CONVERT = {"int": int, "float": float, "str": str, "bool": _flag}

@@ -12,6 +12,7 @@ from .application import Loaded, Matches
 from .core import decider
 from .core.decider import Folded
 from .core.matches import FINISHED, MatchRecord, Seat, new_match_id, new_token, status_of
+from .core.rng import seed_at
 from .core.undo import APPLY, plan_undo, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
 from .eventstore import keys
@@ -118,9 +119,13 @@ class History:
             raise ValidationFailed(f"A fork keeps the {record.num_seats} seats of the match.", code="bad-seat-count",
                                    errors={"seats": [f"needs {record.num_seats} seats"]})
         entries = self.matches.store.read(match_id, 0, version)
-        new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=record.seed,
+        # Fresh randomness after the fork: the original's seed is in its export, so a fork
+        # that kept it would let anyone compute the fork's hidden draws.
+        seed = self.matches.seeding.fork_seed(record.seed, version)
+        schedule = [s for s in record.seed_schedule() if s[0] <= version] + [[version + 1, seed]]
+        new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=seed,
                           created=self.matches.clock(), seats=[Seat(s["name"], s.get("ai")) for s in seats],
-                          forked_from={"match": match_id, "version": version})
+                          forked_from={"match": match_id, "version": version}, seed_log=schedule)
         return self._store_copy(new, entries)
 
     def _store_copy(self, record: MatchRecord, entries: list[dict]) -> tuple[Loaded, dict[int, str]]:
@@ -156,8 +161,12 @@ class History:
             "outcome": game.outcome(loaded.folded.state),
         }
         if finished:
-            # Over: nothing is hidden any more, and the seed lets an importer re-check every draw.
-            doc["seed"] = record.seed
+            # Over: nothing is hidden any more, and the seeds let an importer re-check every
+            # draw (a fork's log up to the fork was decided under its original's seed).
+            schedule = record.seed_schedule()
+            doc["seed"] = schedule[0][1]
+            if len(schedule) > 1:
+                doc["reseeds"] = [{"version": v, "seed": s} for v, s in schedule[1:]]
             doc["entries"] = raw
         else:
             doc["entries"] = self.matches.redact(loaded, raw, viewer)
@@ -177,19 +186,27 @@ class History:
                 f"only version {game.info.rules_version}.", code="rules-version-mismatch")
         seats = doc.get("seats") or []
         entries = doc.get("entries") or []
-        verified = verify_log(game, entries, len(seats), doc["options"], doc["seed"])
+        schedule = [[1, doc["seed"]]] + [[r["version"], r["seed"]] for r in doc.get("reseeds") or []]
+        if any(a[0] >= b[0] for a, b in zip(schedule, schedule[1:])):
+            raise TamperedLog("The reseeds are not in increasing version order.", version=1)
+        verified = verify_log(game, entries, len(seats), doc["options"], schedule)
         if game.outcome(verified.state) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
-        record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=doc["seed"],
+        record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=schedule[-1][1],
                              created=self.matches.clock(),
                              seats=[Seat(s.get("name") or f"Seat {i + 1}", s.get("ai")) for i, s in enumerate(seats)],
-                             read_only=True)
+                             read_only=True, seed_log=schedule if len(schedule) > 1 else None)
         loaded, _ = self._store_copy(record, entries)
         return loaded
 
 
-def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str) -> Folded:
-    """Replay ``entries`` by re-deciding every command; raise TamperedLog at the first that differs."""
+def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str | list) -> Folded:
+    """Replay ``entries`` by re-deciding every command; raise TamperedLog at the first that differs.
+
+    ``seed``: the match's seed, or a fork's ``[[from_version, seed], ...]`` schedule.
+    """
+    schedule = [[1, seed]] if isinstance(seed, str) else seed
+
     def bad(version, why):
         raise TamperedLog(f"Version {version}: {why}", version=version)
 
@@ -199,7 +216,7 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         opts = game.load_options(options)
     except Exception:
         bad(1, "the options are not valid for this game")
-    setup = decider.setup_entry(game, num_seats, opts, seed)
+    setup = decider.setup_entry(game, num_seats, opts, seed_at(schedule, 1))
     first = entries[0]
     if first.get("kind") != "setup" or first.get("events") != setup["events"]:
         bad(1, "the setup does not follow from the seed and options")
@@ -211,7 +228,7 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         kind = entry.get("kind")
         try:
             if kind == "move":
-                expected = decider.decide(game, folded, entry.get("seat"), entry.get("move"), seed)
+                expected = decider.decide(game, folded, entry.get("seat"), entry.get("move"), seed_at(schedule, i))
                 if expected["events"] != entry.get("events"):
                     bad(i, "its events are not what the move produces")
             elif kind == "undo":

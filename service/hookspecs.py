@@ -60,6 +60,33 @@ def gameroom_ai_policies(game):
 
 
 # ---------------------------------------------------------------------------
+# Content
+# ---------------------------------------------------------------------------
+
+
+@hookspec
+def gameroom_content(game):
+    """Return named data files (card sets, boards, scenarios) that ``game``'s options may name.
+
+    :param game: a :class:`service.plugin_api.Game`.
+    :return: a dict ``kind -> {name: file}`` or ``None``. ``kind`` is the
+        game's word for the content (Tiny Stellar Empires reads ``card_set``);
+        ``name`` is what a client writes in the option (letters, digits, ``-``,
+        ``_``); ``file`` is an ``importlib.resources`` Traversable (package
+        data: ``importlib.resources.files("my_cards") / "official.json"``)
+        or a ``pathlib.Path``.
+
+    Clients only ever *name* content: no option carries a path, so no client
+    text reaches the filesystem. The registry hands the merged dict to
+    :meth:`service.plugin_api.Game.use_content` at start-up.
+
+    Implemented by content packs. Collecting hook: the dicts of all plugins
+    are merged; a name that two plugins register for one kind is an error at
+    start-up.
+    """
+
+
+# ---------------------------------------------------------------------------
 # Observers
 # ---------------------------------------------------------------------------
 

@@ -333,6 +333,17 @@ class Game:
         """
         return {}
 
+    def use_content(self, content: dict[str, dict[str, Any]]) -> None:
+        """Receive the named data files plugins registered for this game.
+
+        ``content`` is ``kind -> {name: file}`` merged from every plugin's
+        ``gameroom_content`` hook (``file``: an ``importlib.resources``
+        Traversable or a ``pathlib.Path``), given once when the registry is
+        built. An option that selects content must take one of these *names*
+        (or the game's own shipped files), never a path from the client, and
+        read the file with a size bound. Default: ignore it.
+        """
+
 
 def clone(data: Any) -> Any:
     """A deep copy of JSON-compatible data (faster than ``copy.deepcopy``)."""

@@ -174,4 +174,22 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
             log.debug("registered game %s from %s", slug, where)
     for installed in games.values():
         _merged_ai_policies(pm, installed.game)  # a level provided twice stops start-up here
+        _give_content(pm, installed.game)
     return Registry(pm, games)
+
+
+def _give_content(pm: pluggy.PluginManager, game) -> None:
+    """Merge what every plugin's ``gameroom_content`` registers for ``game`` and hand it over."""
+    merged: dict[str, dict] = {}
+    for found in pm.hook.gameroom_content(game=game):
+        for kind, files in (found or {}).items():
+            taken = merged.setdefault(kind, {})
+            for name in files:
+                if name in taken:
+                    raise PluginError(f"Two plugins register {kind} '{name}' for game '{game.info.slug}'")
+            taken.update(files)
+    if merged:
+        try:
+            game.use_content(merged)
+        except ValueError as exc:
+            raise PluginError(f"Content for game '{game.info.slug}' refused: {exc}") from exc

@@ -6,6 +6,7 @@ import pytest
 
 from service import create_app
 from service.application import Matches
+from service.core.rng import Seeding
 from service.eventstore import EventStore
 from service.eventstore.records import MatchRecords
 from service.registry import build_registry
@@ -38,5 +39,5 @@ def store(redis_client) -> EventStore:
 
 @pytest.fixture
 def plain_matches(redis_client, registry) -> Matches:
-    """The application layer without HTTP or AI scheduling."""
-    return Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+    """The application layer without HTTP or AI scheduling; seeds reproducible (tests replay them)."""
+    return Matches(EventStore(redis_client), MatchRecords(redis_client), registry, seeding=Seeding.reproducible())

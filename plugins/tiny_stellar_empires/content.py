@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from importlib import resources
 from pathlib import Path
 
@@ -315,48 +316,99 @@ def compact(data) -> dict:
 
 
 # -- finding and loading ------------------------------------------------------------------
+#
+# A client names a card set; it never gives a path. The names are those of the sets
+# the server's owner installed: the JSON files shipped in this package's ``data``
+# folder, the sets other plugins register (the ``gameroom_content`` hook, kind
+# ``card_set``), and ``<name>.json`` files in the folders the owner lists in
+# GAMEROOM_CARD_SET_DIRS. A value that is not a name is refused before any file is
+# touched, so no refusal can tell whether some file exists.
 
-_PACKAGE_REF = re.compile(r"^([A-Za-z_][\w.]*):(.+)$")
+#: Folders (os.pathsep-separated) whose ``<name>.json`` files are card sets named ``<name>``.
+CARD_SET_DIRS_ENV = "GAMEROOM_CARD_SET_DIRS"
+
+#: Largest card file read, in bytes (the shipped one has about 23 KB).
+MAX_CARD_SET_BYTES = 1 << 20
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.json)?$")
+
+#: Card sets other plugins registered: name -> a file (importlib Traversable or Path).
+_REGISTERED: dict = {}
 
 
-#: Folders (os.pathsep-separated) from which ``card_set`` may name a file by path.
-#: Empty by default: a match option must not let any client read the server's files.
-CARD_SET_DIRS_ENV = "GAMEROOM_TSE_CARD_SET_DIRS"
+def register_card_sets(files: dict) -> None:
+    """Make the card sets ``{name: file}`` (from the ``gameroom_content`` hook) nameable."""
+    for name, source in files.items():
+        if not _NAME.match(name):
+            raise CardSetError(f"card set name {name!r}: letters, digits, '-' and '_' only")
+        _REGISTERED[_stem(name)] = source
 
 
-def _allowed_path(spec: str) -> Path:
-    path = Path(spec).resolve()
-    roots = [Path(d).resolve() for d in os.environ.get(CARD_SET_DIRS_ENV, "").split(os.pathsep) if d]
-    if not any(path.is_relative_to(root) for root in roots):
-        raise CardSetError(
-            f"card_set: files may be named by path only inside the folders in {CARD_SET_DIRS_ENV}; "
-            "use 'package:resource' for a card set installed as a package"
-        )
-    return path
+def _stem(name: str) -> str:
+    return name[: -len(".json")] if name.endswith(".json") else name
 
 
-def read_text(spec: str) -> str:
-    """The text of the card file named by ``spec`` (see :func:`load_card_set`)."""
-    match = _PACKAGE_REF.match(spec)
-    if match and len(match.group(1)) > 1:  # "C:\..." is a Windows path, not a package
-        package, resource = match.groups()
-        if ".." in Path(resource).parts:
-            raise CardSetError("card_set: a package resource may not leave its package")
+def _shipped() -> dict:
+    folder = resources.files(__package__).joinpath("data")
+    return {entry.name[: -len(".json")]: entry for entry in folder.iterdir()
+            if entry.name.endswith(".json") and _NAME.match(entry.name)}
+
+
+def _owner_dirs() -> list[Path]:
+    return [Path(d) for d in os.environ.get(CARD_SET_DIRS_ENV, "").split(os.pathsep) if d]
+
+
+def installed_card_sets() -> list[str]:
+    """The names a ``card_set`` option may take on this server."""
+    names = set(_shipped()) | set(_REGISTERED)
+    for folder in _owner_dirs():
         try:
-            return resources.files(package).joinpath(resource).read_text(encoding="utf-8")
-        except (ModuleNotFoundError, FileNotFoundError, IsADirectoryError, TypeError) as exc:
-            raise CardSetError(
-                f"card_set: cannot read {resource!r} from package {package!r} "
-                f"({type(exc).__name__})"
-            ) from None
-    if "/" not in spec and "\\" not in spec:
-        packaged = resources.files(__package__).joinpath("data", spec)
-        if packaged.is_file():
-            return packaged.read_text(encoding="utf-8")
-    path = _allowed_path(spec)
-    if not path.is_file():
-        raise CardSetError(f"card_set: no card file at {spec!r}")
-    return path.read_text(encoding="utf-8")
+            names |= {p.stem for p in folder.iterdir() if p.suffix == ".json" and _NAME.match(p.name)}
+        except OSError:
+            continue
+    return sorted(names)
+
+
+def _bounded(fh, name: str) -> str:
+    data = fh.read(MAX_CARD_SET_BYTES + 1)
+    if len(data) > MAX_CARD_SET_BYTES:
+        raise CardSetError(f"card_set {name!r}: the file is larger than {MAX_CARD_SET_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CardSetError(f"card_set {name!r}: the file is not UTF-8 text") from None
+
+
+def _read_owner_file(path: Path, name: str) -> str | None:
+    """The text of ``path`` if it is a regular file (never a device or a pipe), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return _bounded(fh, name)
+
+
+def read_text(name: str) -> str:
+    """The text of the installed card set ``name`` (see :func:`load_card_set`)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CardSetError(
+            "card_set: must be the name of a card set installed on this server "
+            "(letters, digits, '-' and '_'; never a path)"
+        )
+    stem = _stem(name)
+    source = _shipped().get(stem) or _REGISTERED.get(stem)
+    if source is not None:
+        with source.open("rb") as fh:
+            return _bounded(fh, name)
+    for folder in _owner_dirs():
+        text = _read_owner_file(folder / f"{stem}.json", name)
+        if text is not None:
+            return text
+    raise CardSetError(f"card_set: no card set named {name!r} is installed on this server "
+                       f"(installed: {', '.join(installed_card_sets())})")
 
 
 def parse(text: str, origin: str = "card set") -> dict:
@@ -370,13 +422,11 @@ def parse(text: str, origin: str = "card set") -> dict:
 
 
 def load_card_set(spec: str = DEFAULT_CARD_SET) -> dict:
-    """Load the card set ``spec`` names and return its compact form.
+    """Load the installed card set named ``spec`` and return its compact form.
 
-    ``spec`` is a bare file name in this package's ``data`` folder (the
-    default), ``package:resource`` (a data file in an installed package) or a
-    filesystem path to a JSON file inside one of the folders listed in the
-    server's ``GAMEROOM_TSE_CARD_SET_DIRS`` (none by default, so that a match
-    option cannot make the server read arbitrary files).
+    ``spec`` is a name, with or without ``.json``: a set shipped in this
+    package's ``data`` folder (the default), one a plugin registered, or
+    ``<spec>.json`` in a folder of GAMEROOM_CARD_SET_DIRS. Never a path.
     """
     if spec == DEFAULT_CARD_SET:
         return DEFAULT

@@ -12,7 +12,7 @@ from service.plugin_api import Game, GameInfo, GameSchemas
 from . import decide as _decide
 from . import moves as _moves
 from . import views as _views
-from .content import load_card_set
+from .content import load_card_set, register_card_sets
 from .evolve import evolve
 from .flow import Flow, draw
 from .schemas import Event, Move, Options, View
@@ -51,6 +51,10 @@ class TinyStellarEmpires(Game):
 
     def schemas(self):
         return GameSchemas(options=Options, move=Move, view=View, event=Event)
+
+    def use_content(self, content):
+        """Card sets other plugins register (kind ``card_set``) become nameable by ``card_set``."""
+        register_card_sets(content.get("card_set", {}))
 
     # -- rules ---------------------------------------------------------------------------
 

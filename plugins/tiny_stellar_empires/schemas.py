@@ -71,7 +71,8 @@ def _attack_limit(value):
 class Options(Schema):
     """Spec section 11, with the defaults of the spec."""
 
-    card_set = fields.String(load_default=DEFAULT_CARD_SET)
+    card_set = fields.String(load_default=DEFAULT_CARD_SET, metadata={
+        "description": "the name of a card set installed on the server (never a path)"})
     empire_play_mandatory = fields.Boolean(load_default=False)
     max_attacks_per_turn = fields.Raw(load_default="one_per_opponent", validate=_attack_limit)
     ambassador_targets = fields.String(

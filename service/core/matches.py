@@ -53,6 +53,13 @@ class MatchRecord:
     read_only: bool = False
     #: {"match": id, "version": n} for a fork
     forked_from: dict | None = None
+    #: a fork's ``[[from_version, seed], ...]``: its log up to the fork was decided under its
+    #: original's seed, the rest under ``seed`` (None: one seed from version 1)
+    seed_log: list | None = None
+
+    def seed_schedule(self) -> list:
+        """``[[from_version, seed], ...]``: which seed decided which part of the log."""
+        return self.seed_log or [[1, self.seed]]
 
     @property
     def num_seats(self) -> int:

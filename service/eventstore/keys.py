@@ -44,6 +44,11 @@ def undo_requests(match_id: str) -> str:
     return _match(match_id, "undo")
 
 
+def seed_secret() -> str:
+    """String: the server secret mixed into every match seed (see ``seed_secret.py``)."""
+    return f"{PREFIX}:seed-secret"
+
+
 def lobby() -> str:
     """Sorted set: match id scored by creation time."""
     return f"{PREFIX}:matches"

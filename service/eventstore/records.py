@@ -30,6 +30,8 @@ class MatchRecords:
         static = {"id": record.id, "game": record.game, "options": record.options,
                   "seed": record.seed, "created": record.created, "num_seats": record.num_seats,
                   "read_only": record.read_only, "forked_from": record.forked_from}
+        if record.seed_log:
+            static["seed_log"] = record.seed_log
         mapping = {"record": json.dumps(static), "status": "waiting", "version": 0}
         for i, seat in enumerate(record.seats):
             if seat.filled:
@@ -67,7 +69,8 @@ class MatchRecords:
             seats.append(Seat(**json.loads(claim)) if claim else Seat())
         return MatchRecord(id=static["id"], game=static["game"], options=static["options"],
                            seed=static["seed"], created=static["created"], seats=seats,
-                           read_only=static.get("read_only", False), forked_from=static.get("forked_from"))
+                           read_only=static.get("read_only", False), forked_from=static.get("forked_from"),
+                           seed_log=static.get("seed_log"))
 
     def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
         """Claim an open seat; False if someone else already holds it."""

@@ -92,18 +92,20 @@ def matches_for(connection, queue_name: str | None = None) -> Matches:
     from ..config import Config
     from ..eventstore import EventStore
     from ..eventstore.records import MatchRecords
+    from ..eventstore.seed_secret import seeding_for
     from .scheduler import AIScheduler
 
     config = Config.from_env()
     matches = Matches(EventStore(connection), MatchRecords(connection), current_registry(),
-                      snapshot_every=config.snapshot_every, append_retries=config.append_retries)
+                      snapshot_every=config.snapshot_every, append_retries=config.append_retries,
+                      seeding=seeding_for(config, connection))
     matches.after_append.append(AIScheduler(connection, queue_name or config.queue))
     return matches
 
 
-def ai_rng(job_id: str) -> Rng:
-    """The policy's randomness: from the job id only (so a retry thinks alike), never the match seed."""
-    return Rng(int.from_bytes(hashlib.sha256(job_id.encode()).digest()[:16], "big"))
+def ai_rng(key: str) -> Rng:
+    """The policy's randomness, from ``Seeding.ai_seed(job id)`` (so a retry thinks alike), never the match seed."""
+    return Rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:16], "big"))
 
 
 def fallback_key(job_id: str) -> str:
@@ -148,7 +150,8 @@ def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: 
     view = game.view(state, seat)
     legal = game.legal_moves(state, seat)
     started = time.monotonic()
-    move = choose_move(game, level, view, seat, legal, ai_rng(key), num_seats=record.num_seats,
+    rng = ai_rng(matches.seeding.ai_seed(key))
+    move = choose_move(game, level, view, seat, legal, rng, num_seats=record.num_seats,
                        extra=extra, **budget)
     thought = time.monotonic() - started
     try:

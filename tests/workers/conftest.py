@@ -6,6 +6,7 @@ from rq import Worker
 from rq.serializers import JSONSerializer
 
 from service.application import Matches
+from service.core.rng import Seeding
 from service.eventstore import EventStore
 from service.eventstore.records import MatchRecords
 from service.registry import build_registry
@@ -27,7 +28,8 @@ def ai_registry():
 @pytest.fixture
 def ai_matches(redis_client, ai_registry):
     """The application layer with AI scheduling on the test queue; jobs in this process use the same games."""
-    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), ai_registry)
+    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), ai_registry,
+                      seeding=Seeding.reproducible())
     matches.after_append.append(AIScheduler(redis_client, QUEUE))
     previous = jobs._REGISTRY
     jobs.use_registry(ai_registry)

@@ -88,25 +88,18 @@ def test_card_set_option_refuses_a_bad_file_at_load_time(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     with pytest.raises(ValidationError) as exc:
-        G.load_options({"card_set": str(path)})
+        G.load_options({"card_set": "bad"})
     assert "E33" in str(exc.value.messages) and "cost" in str(exc.value.messages)
-    with pytest.raises(ValidationError):
-        G.load_options({"card_set": str(tmp_path / "missing.json")})
-    with pytest.raises(ValidationError):
-        G.load_options({"card_set": "no_such_package_xyz:data/x.json"})
+    with pytest.raises(ValidationError, match="no card set named 'missing'"):
+        G.load_options({"card_set": "missing"})
 
 
-def test_card_set_option_accepts_package_resource_and_path(tmp_path):
-    opts = G.load_options(
-        {"card_set": "plugins.tiny_stellar_empires:data/tiny-stellar-empires.json"}
-    )
-    assert load_card_set(opts["card_set"])["hash"] == load_card_set()["hash"]
-    path = tmp_path / "copy.json"
-    path.write_text(json.dumps(SHIPPED))
-    assert (
-        load_card_set(G.load_options({"card_set": str(path)})["card_set"])["hash"]
-        == load_card_set()["hash"]
-    )
+def test_card_set_option_names_shipped_and_owner_installed_sets(tmp_path):
+    for name in ("tiny-stellar-empires", "tiny-stellar-empires.json"):
+        assert load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
+    (tmp_path / "copy.json").write_text(json.dumps(SHIPPED))
+    for name in ("copy", "copy.json"):
+        assert load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
 
 
 def alternative(tmp_path):
@@ -117,7 +110,7 @@ def alternative(tmp_path):
     card(data, "E16")["halves"]["A"]["points"] = 9
     path = tmp_path / "alternative.json"
     path.write_text(json.dumps(data))
-    return str(path)
+    return "alternative"
 
 
 def test_rules_follow_an_alternative_card_file(tmp_path):
@@ -132,9 +125,10 @@ def test_rules_follow_an_alternative_card_file(tmp_path):
 
 
 def test_replay_never_reads_the_card_file_again(tmp_path):
-    path = alternative(tmp_path)
+    name = alternative(tmp_path)
+    path = tmp_path / f"{name}.json"
     folded, entries = play_random_match(
-        G, 2, "alt-replay", thorough=False, options={"card_set": path}
+        G, 2, "alt-replay", thorough=False, options={"card_set": name}
     )
     started = entries[0]["events"][0]
     assert started["set"]["empire"]["E16"]["A"]["points"] == 9
@@ -162,18 +156,13 @@ def test_options_table_defaults_and_refusals():
             G.load_options(bad)
 
 
-def test_card_set_paths_outside_the_allowed_folders_are_refused(tmp_path, monkeypatch):
-    """A match option must not let a client make the server read its files."""
-    from plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV
-
-    outside = tmp_path.parent / "elsewhere.json"
-    outside.write_text("{}")
-    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
-        G.load_options({"card_set": str(outside)})
-    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
-        G.load_options({"card_set": str(tmp_path / ".." / "elsewhere.json")})
-    monkeypatch.delenv(CARD_SET_DIRS_ENV)
-    with pytest.raises(ValidationError, match="GAMEROOM_TSE_CARD_SET_DIRS"):
-        G.load_options({"card_set": "/etc/hostname"})
-    with pytest.raises(ValidationError, match="may not leave its package"):
-        G.load_options({"card_set": "plugins.tiny_stellar_empires:../../setup.cfg"})
+def test_card_set_paths_are_refused_even_inside_the_owners_folders(tmp_path):
+    """A match option must not let a client make the server read its files: names only."""
+    (tmp_path / "copy.json").write_text(json.dumps(SHIPPED))
+    (tmp_path.parent / "elsewhere.json").write_text(json.dumps(SHIPPED))
+    for value in (str(tmp_path / "copy.json"), str(tmp_path / ".." / "elsewhere.json"), "../elsewhere",
+                  "/etc/hostname", "plugins.tiny_stellar_empires:data/tiny-stellar-empires.json",
+                  "plugins.tiny_stellar_empires:../../setup.cfg", "service:/etc/passwd", "", ".json",
+                  "copy/", "./copy", "~/copy", "C:\\cards\\copy.json", "copy\x00.json"):
+        with pytest.raises(ValidationError, match="never a path|Length"):
+            G.load_options({"card_set": value})
