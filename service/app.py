@@ -9,7 +9,7 @@ import redis
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
-from .api.bodies import StrictJSONProvider
+from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 
 from . import api as api_package
@@ -86,6 +86,7 @@ class GameroomFlask(Flask):
     """
 
     json_provider_class = StrictJSONProvider
+    request_class = LimitedRequest
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 
+from flask import Request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wsgi import LimitedStream
 
 from ..errors import BadRequest
 
@@ -101,3 +104,20 @@ class StrictJSONProvider(DefaultJSONProvider):
 
     def loads(self, s, **kwargs):
         return loads(s)
+
+
+class LimitedRequest(Request):
+    """Flask's request, refusing a chunked body over the limit with 413 (not a truncated body).
+
+    With no Content-Length (``Transfer-Encoding: chunked``) Werkzeug reads the
+    body up to ``max_content_length`` and stops there without a word, so a body
+    over the limit arrived cut short and was reported as malformed JSON (400).
+    A body that fills the limit is taken as over it: nothing tells the two apart.
+    """
+
+    def get_data(self, cache: bool = True, as_text: bool = False, parse_form_data: bool = False):
+        data = super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
+        stream = self.__dict__.get("stream")
+        if self.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted:
+            raise RequestEntityTooLarge()
+        return data
