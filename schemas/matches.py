@@ -8,18 +8,22 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 MAX_NUMBER = 2**53 - 1
 
 
-def _printable_name(name: str) -> None:
-    """A seat's name is shown to everyone in every view, history sentence and export:
-    no control characters, no lone surrogates, not only blanks."""
-    if not name.strip():
-        raise ValidationError("A name must not be blank.")
-    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
-        raise ValidationError("A name must not contain control characters or lone surrogates.")
+#: A seat's name is shown to everyone in every view, history sentence and export: no
+#: control characters (C0, DEL, C1) and not only blanks. Published in the OpenAPI document.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+
+
+def _no_surrogates(name: str) -> None:
+    # What the pattern cannot say (request bodies with them are refused before this anyway).
+    if any(unicodedata.category(c) == "Cs" for c in name):
+        raise ValidationError("A name must not contain lone surrogates.")
 
 
 def name_field(**kwargs):
     """The one definition of a seat name, shared by create, claim, fork and import."""
-    return fields.String(validate=[validate.Length(1, 64), _printable_name],
+    return fields.String(validate=[validate.Length(1, 64),
+                                   validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
+                                   _no_surrogates],
                          metadata={"description": "1–64 printable characters (no control characters)"}, **kwargs)
 
 
@@ -127,7 +131,8 @@ class LegalMovesSchema(Schema):
 
 
 class MoveRequestSchema(Schema):
-    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves"})
+    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves",
+                                                "minProperties": 1})
     expected_version = number_field(1, load_default=None, allow_none=True)
     seat = fields.Integer(load_default=None, allow_none=True,
                           metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"})

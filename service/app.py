@@ -11,6 +11,7 @@ from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
+from .api.links import LinksPlugin
 
 from . import api as api_package
 from .api import problems
@@ -137,7 +138,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
 
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
     api = GameroomApi(app, spec_kwargs={
-        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})
+        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
+        "extra_plugins": [LinksPlugin()]})
     api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
