@@ -243,3 +243,15 @@ def test_options_and_get_of_import_do_not_fall_into_match_id(api):
     assert get.status_code == 405 and get.get_json()["code"] == "method-not-allowed"
     # A match id that merely starts with "import" is an id like any other.
     assert api.get("/api/matches/importer").get_json()["code"] == "unknown-match"
+
+
+def test_a_lone_surrogate_stored_before_the_fix_does_not_break_the_match_for_anyone(api, matches):
+    # A name written before bodies with lone surrogates were refused: the match still reads.
+    match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
+    matches.store.redis.hset(f"gameroom:{{{match_id}}}:meta", "seat:1", json.dumps({"name": "\ud800x", "ai": None}))
+    matches.store.redis.hset(f"gameroom:{{{match_id}}}:tokens", "0" * 64, 1)
+    for path in ["", "/state", "/events", "/export"]:
+        response = api.get(f"/api/matches/{match_id}{path}")
+        assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
+    # (the response is read with the standard library: the test client's get_json is the strict one)
+    assert json.loads(api.get(f"/api/matches/{match_id}").get_data())["seats"][1]["name"] == "\ud800x"
