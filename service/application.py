@@ -168,7 +168,8 @@ class Matches:
         if not game.info.min_players <= n <= game.info.max_players:
             raise ValidationFailed(
                 f"{game.info.title} takes {game.info.min_players}–{game.info.max_players} seats, not {n}.",
-                code="bad-seat-count", errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
+                code="bad-seat-count",
+                errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
             )
         levels = set(self.ai_levels(game)) if any(s and s.get("ai") for s in seats) else set()
         seat_objs = []
