@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg
 
-.PHONY: run test install openapi bench clean help
+.PHONY: run test install openapi bench fuzz clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,14 @@ run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + on
 
 test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fuzz target: schemathesis (every check, every phase, stateful along the OpenAPI
+# links) against a real `gameroom serve`; `make test` runs a bounded version of it.
+FUZZ_EXAMPLES ?= 100
+FUZZ_MIN_CASES ?= 2000
+fuzz: $(STAMP)  ## fuzz the API with schemathesis against a real server (>= 2,000 cases)
+	GAMEROOM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) GAMEROOM_FUZZ_MIN_CASES=$(FUZZ_MIN_CASES) \
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/fuzz/test_fuzz.py
 
 openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
 	$(BIN)/gameroom openapi > openapi.yaml

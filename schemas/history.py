@@ -1,7 +1,7 @@
 """Undo, undo requests, fork, export and import."""
 from marshmallow import Schema, fields, validate
 
-from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema
+from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema, number_field
 
 
 class UndoRequestBodySchema(Schema):
@@ -38,7 +38,7 @@ class VoteResultSchema(Schema):
 
 
 class ForkSchema(Schema):
-    version = fields.Integer(required=True, validate=validate.Range(1))
+    version = number_field(1, required=True)
     seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
                         metadata={"description": "default: the same names and AI levels"})
 
@@ -66,6 +66,12 @@ class ExportSchema(Schema):
         "description": "only in complete exports of forks: the seeds that decided the log from the "
                        "fork on (up to it, the original's seed decided)"})
     entries = fields.List(fields.Dict(), required=True)
+
+
+class ImportSchema(ExportSchema):
+    """What ``POST /api/matches/import`` accepts: an export, whose seats are checked as create checks them."""
+
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(1, 16))
 
 
 class ImportResultSchema(Schema):

@@ -1,9 +1,39 @@
 """Match resources and their requests."""
+import unicodedata
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+#: The largest version, offset or count a request may name: the largest integer
+#: every JSON client holds exactly (2^53 - 1), far beyond any real match.
+MAX_NUMBER = 2**53 - 1
+
+
+#: A seat's name is shown to everyone in every view, history sentence and export: no
+#: control characters (C0, DEL, C1) and not only blanks. Published in the OpenAPI document.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+
+
+def _no_surrogates(name: str) -> None:
+    # What the pattern cannot say (request bodies with them are refused before this anyway).
+    if any(unicodedata.category(c) == "Cs" for c in name):
+        raise ValidationError("A name must not contain lone surrogates.")
+
+
+def name_field(**kwargs):
+    """The one definition of a seat name, shared by create, claim, fork and import."""
+    return fields.String(validate=[validate.Length(1, 64),
+                                   validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
+                                   _no_surrogates],
+                         metadata={"description": "1–64 printable characters (no control characters)"}, **kwargs)
+
+
+def number_field(minimum: int, **kwargs):
+    """A version, offset or count: an integer from ``minimum`` to :data:`MAX_NUMBER`."""
+    return fields.Integer(validate=validate.Range(minimum, MAX_NUMBER), **kwargs)
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = name_field(required=True)
     ai = fields.String(load_default=None, allow_none=True,
                        metadata={"description": "AI level (see GET /api/games); absent for a human seat"})
 
@@ -48,7 +78,7 @@ class MatchListArgsSchema(Schema):
     game = fields.String()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
-    offset = fields.Integer(load_default=0, validate=validate.Range(0))
+    offset = number_field(0, load_default=0)
 
 
 class MatchListSchema(Schema):
@@ -56,7 +86,7 @@ class MatchListSchema(Schema):
 
 
 class ClaimSeatSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = name_field(required=True)
 
 
 class SeatTokenSchema(Schema):
@@ -71,8 +101,8 @@ class IncludeArgsSchema(Schema):
 
 
 class StateArgsSchema(IncludeArgsSchema):
-    version = fields.Integer(validate=validate.Range(1), metadata={"description": "a past version (time travel)"})
-    seat = fields.Integer(validate=validate.Range(0), metadata={
+    version = number_field(1, metadata={"description": "a past version (time travel)"})
+    seat = number_field(0, metadata={
         "description": "view as this seat: your own, or any seat once the match is over (all is public then)"})
 
 
@@ -103,8 +133,9 @@ class LegalMovesSchema(Schema):
 
 
 class MoveRequestSchema(Schema):
-    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves"})
-    expected_version = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(1))
+    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves",
+                                                "minProperties": 1})
+    expected_version = number_field(1, load_default=None, allow_none=True)
     seat = fields.Integer(load_default=None, allow_none=True,
                           metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"})
 
@@ -135,7 +166,7 @@ class MoveResponseSchema(Schema):
 
 
 class HistoryArgsSchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(0))
+    after = number_field(0, load_default=0)
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
 
 

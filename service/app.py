@@ -9,7 +9,9 @@ import redis
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
+from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
+from .api.links import LinksPlugin
 
 from . import api as api_package
 from .api import problems
@@ -82,7 +84,11 @@ class GameroomFlask(Flask):
     Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every
     request (about a dozen calls); no handler changes its nature, so the
     answer is kept per function (bound methods by their function).
+    Request bodies are parsed strictly (see :mod:`service.api.bodies`).
     """
+
+    json_provider_class = StrictJSONProvider
+    request_class = LimitedRequest
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -130,9 +136,13 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
                       seeding=seeding_for(config, client))
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
+    app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
 
+    app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
     api = GameroomApi(app, spec_kwargs={
-        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})
+        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
+        "extra_plugins": [LinksPlugin()]})
+    api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.extensions["gameroom_schema_names"] = register_game_schemas(api.spec, registry)

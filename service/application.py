@@ -7,6 +7,8 @@ callbacks registered in ``after_append``.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -45,6 +47,14 @@ class MoveResult:
     entry: dict
     loaded: Loaded
     duplicate: bool = False
+
+
+def request_fingerprint(move: dict, expected_version: int | None) -> str:
+    """What makes two requests with one Idempotency-Key the same request: the move and
+    the expected version, canonically encoded and hashed (the seat is part of the key)."""
+    canonical = json.dumps({"move": move, "expected_version": expected_version}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
 class _LRU:
@@ -124,21 +134,7 @@ class Matches:
         installed = self.registry.installed(game_slug)
         game = installed.game
         n = len(seats)
-        if not game.info.min_players <= n <= game.info.max_players:
-            raise ValidationFailed(
-                f"{game.info.title} takes {game.info.min_players}–{game.info.max_players} seats, not {n}.",
-                code="bad-seat-count", errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
-            )
-        levels = set(self.ai_levels(game)) if any(s and s.get("ai") for s in seats) else set()
-        seat_objs = []
-        for i, s in enumerate(seats):
-            if s is None:
-                seat_objs.append(Seat())
-                continue
-            if s.get("ai") and s["ai"] not in levels:
-                raise ValidationFailed(f"Unknown AI level '{s['ai']}'.", code="unknown-ai-level",
-                                       errors={"seats": {str(i): {"ai": [f"one of {sorted(levels)}"]}}})
-            seat_objs.append(Seat(name=s["name"], ai=s.get("ai")))
+        seat_objs = self.seats_for(game, seats)
         try:
             opts = game.load_options(options)
         except ValidationError as exc:
@@ -179,6 +175,29 @@ class Matches:
         if loaded.record.full:
             self._after(loaded, None)
         return loaded, token
+
+    def seats_for(self, game, seats: list[dict | None]) -> list[Seat]:
+        """``seats`` as Seat objects, after checking them against ``game``: how many it
+        takes and its AI levels (None leaves a seat open). Create, fork and import
+        all check here, so they refuse the same things with the same codes."""
+        n = len(seats)
+        if not game.info.min_players <= n <= game.info.max_players:
+            raise ValidationFailed(
+                f"{game.info.title} takes {game.info.min_players}–{game.info.max_players} seats, not {n}.",
+                code="bad-seat-count",
+                errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
+            )
+        levels = set(self.ai_levels(game)) if any(s and s.get("ai") for s in seats) else set()
+        seat_objs = []
+        for i, s in enumerate(seats):
+            if s is None:
+                seat_objs.append(Seat())
+                continue
+            if s.get("ai") and s["ai"] not in levels:
+                raise ValidationFailed(f"Unknown AI level '{s['ai']}'.", code="unknown-ai-level",
+                                       errors={"seats": {str(i): {"ai": [f"one of {sorted(levels)}"]}}})
+            seat_objs.append(Seat(name=s["name"], ai=s.get("ai")))
+        return seat_objs
 
     # -- reading ---------------------------------------------------------
 
@@ -299,10 +318,27 @@ class Matches:
         says it came from :meth:`open` with ``fresh=False`` and may be behind.
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
-        if key is not None:
-            prior = self.records.idempotent_version(match_id, key)
-            if prior is not None:
-                return self._replayed(match_id, prior)
+        if key is None:
+            return self._submit(match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind)
+        fingerprint = request_fingerprint(move, expected_version)
+        prior = self.records.idempotent(match_id, key)
+        if prior is not None:
+            return self._replayed(match_id, *prior, fingerprint)
+        try:
+            return self._submit(match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
+                                maybe_behind)
+        except GameroomError:
+            # A retry that overlapped its original may have been judged on the state the
+            # original made (its move no longer legal, a stale version, a busy match): the
+            # original's append wrote the key atomically with its entry, so look again and
+            # answer with the original's result rather than refuse a move that was applied.
+            prior = self.records.idempotent(match_id, key)
+            if prior is None:
+                raise
+            return self._replayed(match_id, *prior, fingerprint)
+
+    def _submit(self, match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
+                maybe_behind) -> MoveResult:
         # A ``loaded`` from open(fresh=False) may be behind the store: the append's
         # version check catches that, and anything refused on it is re-checked fresh.
         fresh = loaded is None or not maybe_behind
@@ -334,12 +370,13 @@ class Matches:
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
             status = status_of(record, game, new.folded.state)
             try:
-                result = self.store.append(match_id, entry, folded.version, key, status=status)
+                result = self.store.append(match_id, entry, folded.version, key, status=status,
+                                           fingerprint=fingerprint)
             except VersionConflict:
                 loaded = None
                 continue
             if result.duplicate:
-                return self._replayed(match_id, result.version)
+                return self._replayed(match_id, result.version, result.fingerprint, fingerprint)
             entry["version"] = result.version
             self._cache.put(match_id, new.folded)
             self._after(new, entry, progress_saved=True)
@@ -374,7 +411,13 @@ class Matches:
         if game.legal_moves(then, seat) != game.legal_moves(loaded.folded.state, seat):
             raise VersionConflict(current, f"The match moved on to version {current}.")
 
-    def _replayed(self, match_id: str, version: int) -> MoveResult:
+    def _replayed(self, match_id: str, version: int, stored: str | None = None,
+                  fingerprint: str | None = None) -> MoveResult:
+        """The result of the append that first used an idempotency key; refused when
+        the key is reused for a different request (``stored`` is that request's fingerprint)."""
+        if stored is not None and fingerprint is not None and stored != fingerprint:
+            raise ValidationFailed("This Idempotency-Key was already used for a different request; "
+                                   "use a new key for a new move.", code="idempotency-key-reused")
         entry = self.store.entry(match_id, version)
         return MoveResult(version, entry, self.load(match_id), duplicate=True)
 

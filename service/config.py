@@ -19,6 +19,10 @@ class Config:
     port: int = 8000
     #: Largest accepted request body, in bytes (413 beyond).
     max_body: int = 64 * 1024
+    #: Bytes an import may add per step a game allows: POST /api/matches/import accepts
+    #: ``max_body + import_step_bytes * (max_steps + 1)`` of the installed game with the most
+    #: steps (the largest entries measured are ~400 bytes; Stars Are Right: ~16 MB).
+    import_step_bytes: int = 1024
     #: Seconds between SSE keep-alive comments.
     sse_keepalive: float = 15.0
     #: Longest a single SSE response stays open, in seconds (clients reconnect with Last-Event-ID).

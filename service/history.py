@@ -11,7 +11,7 @@ import secrets
 from .application import Loaded, Matches
 from .core import decider
 from .core.decider import Folded
-from .core.matches import FINISHED, MatchRecord, Seat, new_match_id, new_token, status_of
+from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.rng import seed_at
 from .core.undo import APPLY, plan_undo, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
@@ -118,13 +118,14 @@ class History:
         if len(seats) != record.num_seats:
             raise ValidationFailed(f"A fork keeps the {record.num_seats} seats of the match.", code="bad-seat-count",
                                    errors={"seats": [f"needs {record.num_seats} seats"]})
+        seat_objs = self.matches.seats_for(self.matches.game(record), seats)  # AI levels, as create checks them
         entries = self.matches.store.read(match_id, 0, version)
         # Fresh randomness after the fork: the original's seed is in its export, so a fork
         # that kept it would let anyone compute the fork's hidden draws.
         seed = self.matches.seeding.fork_seed(record.seed, version)
         schedule = [s for s in record.seed_schedule() if s[0] <= version] + [[version + 1, seed]]
         new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=seed,
-                          created=self.matches.clock(), seats=[Seat(s["name"], s.get("ai")) for s in seats],
+                          created=self.matches.clock(), seats=seat_objs,
                           forked_from={"match": match_id, "version": version}, seed_log=schedule)
         return self._store_copy(new, entries)
 
@@ -184,17 +185,18 @@ class History:
             raise ValidationFailed(
                 f"The log was played under rules version {doc.get('rules_version')}; this server can re-check "
                 f"only version {game.info.rules_version}.", code="rules-version-mismatch")
-        seats = doc.get("seats") or []
+        # Seat count, names and AI levels as create checks them, before anything is replayed.
+        seat_objs = self.matches.seats_for(game, doc["seats"])
         entries = doc.get("entries") or []
         schedule = [[1, doc["seed"]]] + [[r["version"], r["seed"]] for r in doc.get("reseeds") or []]
         if any(a[0] >= b[0] for a, b in zip(schedule, schedule[1:])):
             raise TamperedLog("The reseeds are not in increasing version order.", version=1)
-        verified = verify_log(game, entries, len(seats), doc["options"], schedule)
+        verified = verify_log(game, entries, len(seat_objs), doc["options"], schedule)
         if game.outcome(verified.state) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
         record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=schedule[-1][1],
                              created=self.matches.clock(),
-                             seats=[Seat(s.get("name") or f"Seat {i + 1}", s.get("ai")) for i, s in enumerate(seats)],
+                             seats=seat_objs,
                              read_only=True, seed_log=schedule if len(schedule) > 1 else None)
         loaded, _ = self._store_copy(record, entries)
         return loaded

@@ -23,7 +23,13 @@ def dumps(obj) -> bytes:
     try:
         return orjson.dumps(obj, option=_OPTIONS)
     except TypeError:
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        try:
+            return text.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate, stored before request bodies were refused for them:
+            # escaped (\ud800), so that a match holding one can still be read.
+            return json.dumps(obj, separators=(",", ":")).encode()
 
 
 def dumps_text(obj) -> str:

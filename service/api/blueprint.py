@@ -25,11 +25,19 @@ from flask import request
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import remove_none, resolve_schema_instance
 from marshmallow import Schema, ValidationError
-from webargs.core import _UNKNOWN_DEFAULT_PARAM
-from webargs.flaskparser import FlaskParser
+from webargs.core import _UNKNOWN_DEFAULT_PARAM, missing
+from webargs.flaskparser import FlaskParser, is_json_request
+
+from . import bodies
 
 
 class Parser(FlaskParser):
+    def _raw_load_json(self, req):
+        """As webargs does, parsing with :func:`bodies.loads` (the API's limits on any JSON body)."""
+        if not is_json_request(req):
+            return missing
+        return bodies.loads(req.get_data(cache=True))
+
     def parse(self, argmap, req=None, *, location=None, unknown=_UNKNOWN_DEFAULT_PARAM, validate=None, **kwargs):
         data = _plain_data(location) if validate is None and isinstance(argmap, Schema) else None
         if data is not None:

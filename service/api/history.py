@@ -1,12 +1,12 @@
 """Undo (direct or by request), fork, export and import."""
 from __future__ import annotations
 
-from flask import current_app, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 
 from schemas.history import (
-    ExportSchema, ForkSchema, ImportResultSchema, UndoRequestBodySchema, UndoRequestSchema, UndoResultSchema,
-    VoteResultSchema, VoteSchema,
+    ExportSchema, ForkSchema, ImportResultSchema, ImportSchema, UndoRequestBodySchema, UndoRequestSchema,
+    UndoResultSchema, VoteResultSchema, VoteSchema,
 )
 from schemas.matches import MatchCreatedSchema
 
@@ -104,11 +104,25 @@ class Export(MethodView):
         return history.export(match_id, seat)
 
 
+def import_max_body(config, registry) -> int:
+    """The largest import accepted: the complete log of the longest match any installed game allows."""
+    longest = max((installed.game.info.max_steps for installed in registry), default=0)
+    return config.max_body + config.import_step_bytes * (longest + 1)
+
+
+@blp.before_request
+def _import_body_limit():
+    """An export is as long as its match: only the import gets the larger limit (Flask ≥ 3.1)."""
+    if request.endpoint == "history.Import":
+        request.max_content_length = current_app.extensions["gameroom_import_max_body"]
+
+
 @blp.route("/import")
 class Import(MethodView):
-    @blp.arguments(ExportSchema())
+    @blp.arguments(ImportSchema())
     @blp.response(201, ImportResultSchema)
     @blp.alt_response(404, **PROBLEM, description="unknown-game")
+    @blp.alt_response(413, **PROBLEM, description="longer than the longest match the installed games allow")
     @blp.alt_response(422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete")
     def post(self, doc):
         """Re-check every step of an exported log against the rules and store it as a read-only match."""

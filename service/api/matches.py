@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, url_for
 from flask.views import MethodView
+from werkzeug.routing import BaseConverter
 
 from schemas import (
     ClaimSeatSchema, MatchCreatedSchema, MatchCreateSchema, MatchListArgsSchema, MatchSummarySchema,
@@ -15,6 +16,19 @@ from .blueprint import Blueprint
 from .docs import PROBLEM
 
 blp = Blueprint("matches", __name__, url_prefix="/api/matches", description="Matches and seats")
+
+
+class MatchIdConverter(BaseConverter):
+    """A match id in ``/api/matches/<id>``: any segment but ``import``, so that
+    ``/api/matches/import`` (POST only) answers 405 with ``Allow: POST`` to other
+    methods instead of being read as the match named "import"."""
+
+    regex = r"(?!import(?![^/]))[^/]+"
+
+
+def match_id_param_schema(converter) -> dict:
+    """How the converter's parameter is documented in the OpenAPI document."""
+    return {"type": "string"}
 
 
 def _matches():
@@ -65,7 +79,7 @@ class MatchCollection(MethodView):
         return {"matches": found}
 
 
-@blp.route("/<match_id>")
+@blp.route("/<match_id:match_id>")
 class MatchResource(MethodView):
     @blp.response(200, MatchSummarySchema)
     @blp.alt_response(404, **PROBLEM)

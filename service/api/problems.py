@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, json
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from ..errors import GameroomError
 
@@ -38,7 +38,17 @@ def problem(status: int, code: str, title: str, detail: str, **extra):
 
 
 def _from_gameroom(exc: GameroomError):
-    return problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
+    response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
+    if exc.status == 401:  # RFC 9110 §11.6.1: a 401 names the scheme that would work
+        response.headers["WWW-Authenticate"] = _challenge(exc.code)
+    return response
+
+
+def _challenge(code: str) -> str:
+    """The ``WWW-Authenticate`` value of a 401 (RFC 6750 §3: ``invalid_token`` for a token that is wrong)."""
+    if code == "token-required":
+        return 'Bearer realm="gameroom"'
+    return 'Bearer realm="gameroom", error="invalid_token"'
 
 
 def _from_http(exc: HTTPException):
@@ -62,6 +72,10 @@ def _from_http(exc: HTTPException):
     response = problem(status, code, exc.name, detail, errors=messages)
     for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:  # RFC 9110 §15.5.6: 405 lists what is allowed
+        response.headers["Allow"] = ", ".join(exc.valid_methods)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = _challenge(code)
     return response
 
 

@@ -11,7 +11,9 @@ import time
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
+
+from schemas.matches import MAX_NUMBER, number_field
 
 from .. import jsoncodec
 from ..errors import BadRequest
@@ -24,7 +26,7 @@ blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live
 
 class StreamArgsSchema(Schema):
     token = fields.String(metadata={"description": "seat token, for clients that cannot set headers"})
-    after = fields.Integer(validate=validate.Range(0), metadata={"description": "start after this version"})
+    after = number_field(0, metadata={"description": "start after this version"})
 
 
 def _start_version() -> int:
@@ -33,8 +35,8 @@ def _start_version() -> int:
         value = int(raw)
     except ValueError:
         raise BadRequest("Last-Event-ID must be a version number.", code="bad-last-event-id") from None
-    if value < 0:
-        raise BadRequest("Last-Event-ID must not be negative.", code="bad-last-event-id")
+    if not 0 <= value <= MAX_NUMBER:
+        raise BadRequest(f"Last-Event-ID must be a version from 0 to {MAX_NUMBER}.", code="bad-last-event-id")
     return value
 
 

@@ -13,6 +13,7 @@ import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
 from . import keys
+from .redis_streams import parse_idempotency
 
 
 class MatchRecords:
@@ -87,8 +88,13 @@ class MatchRecords:
         return (status or b"waiting").decode(), int(version or 0)
 
     def idempotent_version(self, match_id: str, key: str) -> int | None:
+        found = self.idempotent(match_id, key)
+        return found[0] if found else None
+
+    def idempotent(self, match_id: str, key: str) -> tuple[int, str | None] | None:
+        """``(version, request fingerprint or None)`` recorded for ``key``, or None if unseen."""
         raw = self.redis.hget(keys.idempotency(match_id), key)
-        return int(raw) if raw is not None else None
+        return parse_idempotency(raw) if raw is not None else None
 
     def list(self, offset: int = 0, limit: int = 50) -> list[str]:
         """Match ids, newest first."""

@@ -22,20 +22,36 @@ from . import keys
 # ARGV[2] idempotency key, or "" for none
 # ARGV[3] the entry, JSON
 # ARGV[4] the match status after this entry, or "" to leave the record alone
-# Returns {"ok", version} | {"dup", version of the first append} | {"conflict", current version}
+# ARGV[5] fingerprint of the request that carries the idempotency key, or ""
+# Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
+#
+# An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
+# without a fingerprint, as before fingerprints existed), so that a key reused
+# with a different request can be told from a retry (see parse_idempotency).
 APPEND_LUA = """
 if ARGV[2] ~= '' then
   local prior = redis.call('HGET', KEYS[2], ARGV[2])
-  if prior then return {'dup', tonumber(prior)} end
+  if prior then return {'dup', prior} end
 end
 local current = redis.call('XLEN', KEYS[1])
 if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local version = current + 1
 redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
+if ARGV[2] ~= '' then
+  local record = version
+  if ARGV[5] ~= '' then record = version .. ':' .. ARGV[5] end
+  redis.call('HSET', KEYS[2], ARGV[2], record)
+end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'status', ARGV[4], 'version', version) end
 return {'ok', version}
 """
+
+
+def parse_idempotency(raw) -> tuple[int, str | None]:
+    """An idempotency record as ``(version, fingerprint or None)``."""
+    text = raw.decode() if isinstance(raw, bytes) else str(raw)
+    version, _, fingerprint = text.partition(":")
+    return int(version), fingerprint or None
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,8 @@ class AppendResult:
     version: int
     #: True when the idempotency key had been seen: nothing was appended.
     duplicate: bool = False
+    #: For a duplicate: the fingerprint stored with the key (None if it had none).
+    fingerprint: str | None = None
 
 
 def _decode(items) -> list[dict]:
@@ -53,9 +71,10 @@ def _append_keys(match_id: str) -> list[str]:
     return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id)]
 
 
-def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None) -> list:
+def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None,
+                 fingerprint: str | None = None) -> list:
     entry = {**entry, "version": expected_version + 1}
-    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or ""]
+    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or "", fingerprint or ""]
 
 
 class EventStore:
@@ -66,16 +85,19 @@ class EventStore:
         self._append = client.register_script(APPEND_LUA)
 
     def append(self, match_id: str, entry: dict, expected_version: int,
-               idempotency_key: str | None = None, status: str | None = None) -> AppendResult:
+               idempotency_key: str | None = None, status: str | None = None,
+               fingerprint: str | None = None) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
         Raises :class:`VersionConflict` (carrying the current version) when the
         stream is not at ``expected_version``. A repeated ``idempotency_key``
-        appends nothing and returns the version of the first append. ``status``,
+        appends nothing and returns the version of the first append, with the
+        ``fingerprint`` stored by that append (the caller compares). ``status``,
         when given, is written to the match record in the same atomic step.
         """
         return self.parse_append(self._append(
-            keys=_append_keys(match_id), args=_append_args(entry, expected_version, idempotency_key, status)))
+            keys=_append_keys(match_id),
+            args=_append_args(entry, expected_version, idempotency_key, status, fingerprint)))
 
     @staticmethod
     def queue_append(pipe, match_id: str, entry: dict, expected_version: int, status: str | None = None) -> None:
@@ -95,7 +117,10 @@ class EventStore:
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         if outcome == "conflict":
             raise VersionConflict(int(version))
-        return AppendResult(int(version), duplicate=outcome == "dup")
+        if outcome == "dup":
+            prior, fingerprint = parse_idempotency(version)
+            return AppendResult(prior, duplicate=True, fingerprint=fingerprint)
+        return AppendResult(int(version))
 
     def read(self, match_id: str, after: int = 0, upto: int | None = None) -> list[dict]:
         """Entries with ``after < version <= upto`` (``upto`` None: to the end), in order."""

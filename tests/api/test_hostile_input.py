@@ -1,0 +1,259 @@
+"""Every client string is hostile (issue 13, items 3, 4 and 6): each input below gets a
+clear problem+json refusal with a stable code, changes nothing, and never a 5xx.
+
+Run against the app over a real redis-server (see tests/conftest.py).
+"""
+import json
+
+import pytest
+
+from service.api.bodies import MAX_DEPTH
+
+BIG = [2**63, 2**64, 2**64 + 1, 10**30]
+
+
+def _lobby(api):
+    return [m["id"] for m in api.get("/api/matches?limit=200").get_json()["matches"]]
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _post_raw(api, path, raw, token=None, headers=None):
+    return api.call("POST", path, raw=raw, token=token, headers=headers)
+
+
+# -- JSON nested ~1,000 deep ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 1000, 20_000])
+def test_json_nested_1000_deep_is_refused_everywhere(api, expect_problem, depth):
+    match_id, tokens = api.create()
+    before = _lobby(api)
+    seats = '[{"name": "Ana"}, {"name": "Bo", "x": %s}]' % _nested(depth)
+    expect_problem(_post_raw(api, "/api/matches", '{"game": "nim", "seats": %s}' % seats), 400, "json-too-deep")
+    move = '{"move": {"type": "take", "pile": 0, "count": 1, "x": %s}}' % _nested(depth)
+    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]), 400, "json-too-deep")
+    expect_problem(_post_raw(api, "/api/matches/import", '{"entries": %s}' % _nested(depth)), 400, "json-too-deep")
+    expect_problem(_post_raw(api, f"/api/matches/{match_id}/seats/0", '{"name": %s}' % _nested(depth)),
+                   400, "json-too-deep")
+    assert _lobby(api) == before
+    assert api.state(match_id)["version"] == 1
+
+
+def test_json_nested_within_the_limit_still_reaches_the_schema(api, expect_problem):
+    # 60 levels is JSON the server reads; the schema then refuses a list as a name.
+    body = '{"game": "nim", "seats": [{"name": %s}, {"name": "Bo"}]}' % _nested(60)
+    expect_problem(_post_raw(api, "/api/matches", body), 422, "validation-error")
+
+
+# -- integers with thousands of digits ---------------------------------------------
+
+
+@pytest.mark.parametrize("digits", [20, 3000, 4300, 5000, 60_000])
+def test_integers_with_thousands_of_digits_are_refused(api, expect_problem, digits):
+    match_id, tokens = api.create()
+    number = "9" * digits
+    move = '{"move": {"type": "take", "pile": 0, "count": 1}, "expected_version": %s}' % number
+    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]),
+                   400, "number-out-of-range")
+    junk = '{"move": {"type": "take", "pile": 0, "count": %s}}' % number
+    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", junk, token=tokens[0]),
+                   400, "number-out-of-range")
+    options = '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "options": {"piles": [%s]}}' % number
+    expect_problem(_post_raw(api, "/api/matches", options), 400, "number-out-of-range")
+    assert api.state(match_id)["version"] == 1
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_non_finite_numbers_are_refused(api, expect_problem, literal):
+    match_id, tokens = api.create()
+    move = '{"move": {"type": "take", "pile": 0, "count": %s}}' % literal
+    response = _post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0])
+    # NaN and Infinity are not JSON at all; 1e400 is JSON that no float holds.
+    if literal == "1e400":
+        expect_problem(response, 400, "number-out-of-range")
+    else:
+        expect_problem(response, 400, "malformed-json")
+    assert api.state(match_id)["version"] == 1
+
+
+# -- offset, after, version, limit at 2^63, 2^64 and beyond -----------------------
+
+
+@pytest.mark.parametrize("value", BIG)
+def test_offset_after_version_limit_at_2_63_2_64_and_beyond_are_refused(api, expect_problem, value):
+    match_id, tokens = api.create()
+    for path in [f"/api/matches?offset={value}", f"/api/matches?limit={value}",
+                 f"/api/matches/{match_id}/events?after={value}", f"/api/matches/{match_id}/events?limit={value}",
+                 f"/api/matches/{match_id}/state?version={value}", f"/api/matches/{match_id}/state?seat={value}",
+                 f"/api/matches/{match_id}/stream?after={value}"]:
+        expect_problem(api.get(path), 422, "validation-error")
+    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(value)}),
+                   400, "bad-last-event-id")
+    # beyond 64 bits the body itself is refused; within, the schema's bound refuses it
+    status, code = (400, "number-out-of-range") if value > 2**63 - 1 else (422, "validation-error")
+    expect_problem(api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}, expected_version=value),
+                   status, code)
+    fork = api.post(f"/api/matches/{match_id}/fork", {"version": value})
+    assert fork.status_code in (400, 422), fork.get_json()
+    assert api.state(match_id)["version"] == 1
+
+
+def test_the_largest_accepted_numbers_answer_without_error(api):
+    # 2^53 - 1 is accepted where a version or an offset goes: an empty page, an unknown version.
+    match_id, _ = api.create()
+    top = 2**53 - 1
+    assert api.get(f"/api/matches?offset={top}").get_json()["matches"] == []
+    assert api.get(f"/api/matches/{match_id}/events?after={top}").get_json()["entries"] == []
+    assert api.get(f"/api/matches/{match_id}/state?version={top}").status_code == 404
+
+
+# -- names: lone surrogates and control characters, at create and claim -----------
+
+SURROGATES = ['"\\ud800x"', '"x\\udfff"', '"\\udc00\\ud800"']
+CONTROLS = ['"a\\u0000b"', '"tab\\there"', '"\\u001b[31mred"', '"line\\nbreak"', '"\\u007f"', '"   "']
+
+
+@pytest.mark.parametrize("name", SURROGATES + CONTROLS)
+def test_names_with_lone_surrogates_or_control_characters_are_refused_at_create_and_claim(
+        api, expect_problem, name):
+    status, code = (400, "invalid-unicode") if name in SURROGATES else (422, "validation-error")
+    before = _lobby(api)
+    created = _post_raw(api, "/api/matches", '{"game": "nim", "seats": [{"name": %s}, {"name": "Bo"}]}' % name)
+    expect_problem(created, status, code)
+    assert _lobby(api) == before
+    # The same name at claim: refused the same way, the seat stays open.
+    match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
+    expect_problem(_post_raw(api, f"/api/matches/{match_id}/seats/1", '{"name": %s}' % name), status, code)
+    assert api.get(f"/api/matches/{match_id}").get_json()["seats"][1]["open"] is True
+    # Someone with a plain name can still take it, and the match plays, reads and streams for everyone.
+    claimed = api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"})
+    assert claimed.status_code == 201
+    tokens[1] = claimed.get_json()["token"]
+    active = api.state(match_id)["active_seats"][0]
+    assert api.move(match_id, tokens[active], api.legal(match_id, tokens[active])[0]).status_code == 201
+    assert api.get(f"/api/matches/{match_id}/events").status_code == 200
+    stream = api.get(f"/api/matches/{match_id}/stream")
+    assert stream.status_code == 200 and b"event: entry" in stream.get_data()
+
+
+def test_printable_unicode_names_are_still_welcome(api):
+    match_id, _ = api.create(seats=[{"name": "Zoë 🚀"}, {"name": "👩‍👩‍👧 family"}])
+    assert [s["name"] for s in api.get(f"/api/matches/{match_id}").get_json()["seats"]] == ["Zoë 🚀",
+                                                                                          "👩‍👩‍👧 family"]
+
+
+def test_lone_surrogates_are_refused_in_any_string_of_any_body(api, expect_problem):
+    match_id, tokens = api.create()
+    for path, raw in [("/api/matches", '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "\\ud800"}'),
+                      ("/api/matches", '{"game": "\\ud800", "seats": []}'),
+                      (f"/api/matches/{match_id}/moves", '{"move": {"type": "\\udfff"}}'),
+                      (f"/api/matches/{match_id}/moves", '{"move": {"\\ud800": 1}}')]:
+        expect_problem(_post_raw(api, path, raw, token=tokens[0]), 400, "invalid-unicode")
+    assert api.state(match_id)["version"] == 1
+
+
+# -- import: empty or wrong-sized seats, names, AI levels (13.3, 13.4) -------------
+
+
+def _finished_export(api):
+    match_id, tokens = api.create(seed="import-me")
+    while api.state(match_id)["status"] != "finished":
+        for seat, token in tokens.items():
+            moves = api.legal(match_id, token)
+            if moves:
+                assert api.move(match_id, token, moves[0]).status_code == 201
+    return api.get(f"/api/matches/{match_id}/export").get_json()
+
+
+@pytest.mark.parametrize("seats, code", [
+    ([], "validation-error"),
+    ([{"name": "A"}], "bad-seat-count"),
+    ([{"name": "A"}, {"name": "B"}, {"name": "C"}], "bad-seat-count"),
+    ([{"name": "A"}] * 17, "validation-error"),
+    ([{"name": "A"}, {"name": "B", "ai": "grandmaster"}], "unknown-ai-level"),
+    ([{"name": "A"}, {"name": "\x07bell"}], "validation-error"),
+    ([{"name": "A"}, {"name": ""}], "validation-error"),
+    ([{"name": "A"}, None], "validation-error"),
+    ([{"name": "A"}, {}], "validation-error"),
+])
+def test_import_with_empty_or_wrong_sized_seats_bad_names_or_ai_levels_is_refused(api, expect_problem, seats, code):
+    doc = _finished_export(api)
+    before = _lobby(api)
+    expect_problem(_post_raw(api, "/api/matches/import", json.dumps({**doc, "seats": seats})), 422, code)
+    assert _lobby(api) == before
+    assert api.post("/api/matches/import", doc).status_code == 201  # the export itself imports
+
+
+def test_fork_refuses_unknown_ai_levels_like_create(api, expect_problem):
+    doc = _finished_export(api)
+    match_id = [m["id"] for m in api.get("/api/matches?status=finished").get_json()["matches"]][0]
+    before = _lobby(api)
+    expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]}),
+                   422, "unknown-ai-level")
+    expect_problem(api.post(f"/api/matches/{match_id}/fork",
+                            {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]}),
+                   422, "unknown-ai-level")
+    expect_problem(api.post(f"/api/matches/{match_id}/fork",
+                            {"version": 2, "seats": [{"name": "A"}, {"name": "\u0000"}]}), 422, "validation-error")
+    assert _lobby(api) == before
+    level = api.get("/api/games/nim").get_json()["ai_levels"][0]
+    assert api.post(f"/api/matches/{match_id}/fork",
+                    {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": level}]}).status_code == 201
+    assert doc["complete"] is True
+
+
+# -- HTTP conformance (13.6) -------------------------------------------------------
+
+
+def test_401_carries_www_authenticate_bearer(api, expect_problem):
+    match_id, _ = api.create()
+    missing = api.move(match_id, None, {"type": "take", "pile": 0, "count": 1})
+    expect_problem(missing, 401, "token-required")
+    assert missing.headers["WWW-Authenticate"].startswith("Bearer")
+    wrong = api.get(f"/api/matches/{match_id}/state", token="not-a-token")
+    expect_problem(wrong, 401, "bad-token")
+    assert wrong.headers["WWW-Authenticate"] == 'Bearer realm="gameroom", error="invalid_token"'
+    scheme = api.get(f"/api/matches/{match_id}/state", headers={"Authorization": "Basic eDp5"})
+    expect_problem(scheme, 401, "bad-token")
+    assert scheme.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize("method, path, allowed", [
+    ("DELETE", "/api/matches", {"GET", "POST"}),
+    ("PUT", "/api/games", {"GET"}),
+    ("TRACE", "/api/readyz", {"GET"}),
+    ("PATCH", "/api/matches/{m}/moves", {"POST"}),
+    ("GET", "/api/matches/import", {"POST"}),
+    ("DELETE", "/api/matches/import", {"POST"}),
+])
+def test_405_carries_allow(api, expect_problem, method, path, allowed):
+    match_id, _ = api.create()
+    response = api.call(method, path.format(m=match_id), validate=False)
+    expect_problem(response, 405, "method-not-allowed")
+    listed = {m.strip() for m in response.headers["Allow"].split(",")}
+    assert allowed <= listed and listed <= allowed | {"HEAD", "OPTIONS"}
+
+
+def test_options_and_get_of_import_do_not_fall_into_match_id(api):
+    options = api.call("OPTIONS", "/api/matches/import", validate=False)
+    assert options.status_code == 200
+    assert {m.strip() for m in options.headers["Allow"].split(",")} == {"POST", "OPTIONS"}
+    get = api.call("GET", "/api/matches/import", validate=False)
+    assert get.status_code == 405 and get.get_json()["code"] == "method-not-allowed"
+    # A match id that merely starts with "import" is an id like any other.
+    assert api.get("/api/matches/importer").get_json()["code"] == "unknown-match"
+
+
+def test_a_lone_surrogate_stored_before_the_fix_does_not_break_the_match_for_anyone(api, matches):
+    # A name written before bodies with lone surrogates were refused: the match still reads.
+    match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
+    matches.store.redis.hset(f"gameroom:{{{match_id}}}:meta", "seat:1", json.dumps({"name": "\ud800x", "ai": None}))
+    matches.store.redis.hset(f"gameroom:{{{match_id}}}:tokens", "0" * 64, 1)
+    for path in ["", "/state", "/events", "/export"]:
+        response = api.get(f"/api/matches/{match_id}{path}")
+        assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
+    # (the response is read with the standard library: the test client's get_json is the strict one)
+    assert json.loads(api.get(f"/api/matches/{match_id}").get_data())["seats"][1]["name"] == "\ud800x"
