@@ -10,6 +10,7 @@ from schemas import (
 )
 
 from ..errors import BadRequest, NotFound, NotYourSeat
+from ..core import lifecycle
 from . import presenters
 from .auth import caller
 from .blueprint import Blueprint
@@ -47,7 +48,9 @@ class State(MethodView):
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers
-        return presenters.json_response(presenters.state(matches, loaded, seat, args.get("include")), 200, headers)
+        return presenters.json_response(
+            presenters.state(matches, loaded, seat, args.get("include"), past=args.get("version") is not None),
+            200, headers)
 
 
 @blp.route("/<match_id>/legal-moves")
@@ -60,7 +63,7 @@ class LegalMoves(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         moves = []
-        if seat is not None and loaded.record.full:
+        if seat is not None and loaded.record.full and not lifecycle.ended(loaded.folded):
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 

@@ -14,6 +14,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from .. import jsoncodec
+from ..core import lifecycle
 from ..errors import BadRequest
 from .auth import caller_seat
 from .blueprint import Blueprint
@@ -47,7 +48,8 @@ def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_a
         if not entries:
             yield ": keep-alive\n\n"
             loaded = matches.load(match_id)
-            if loaded.version <= after and matches.game(loaded.record).outcome(loaded.folded.state) is not None:
+            over = lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
+            if loaded.version <= after and over:
                 return
             continue
         loaded = matches.load(match_id)

@@ -52,3 +52,8 @@ def lobby() -> str:
 def ai_job_id(match_id: str, version: int, seat: int) -> str:
     """RQ job id of the AI move for ``seat`` at ``version`` (deterministic, so enqueues dedupe)."""
     return f"{PREFIX}-ai-{match_id}-{version}-{seat}"
+
+
+def timeout_job_id(match_id: str, version: int, seat: int) -> str:
+    """RQ job id of the timeout of ``seat``'s clock at ``version`` (deterministic, so schedules dedupe)."""
+    return f"{PREFIX}-timeout-{match_id}-{version}-{seat}"

@@ -1,0 +1,195 @@
+"""Resign, leave to an AI, reclaim with the creator's token, private matches and hidden names, rematch.
+
+Every response is checked against openapi.yaml by the ``api`` fixture.
+"""
+from rq.serializers import JSONSerializer
+from rq import Queue
+
+from service.eventstore import keys
+
+from .conftest import problem
+
+NIM_TAKE = {"type": "take", "pile": 0, "count": 1}
+
+
+def _create(api, seats=None, game="nim", **body):
+    seats = seats if seats is not None else [{"name": "Ana"}, {"name": "Bo"}]
+    r = api.post("/api/matches", {"game": game, "seats": seats, **body})
+    assert r.status_code == 201, r.get_json()
+    data = r.get_json()
+    return data["match"]["id"], {int(k): v for k, v in data["tokens"].items()}, data["admin_token"]
+
+
+def _first(api, match_id):
+    """The seat to move first (Nim draws it)."""
+    return api.state(match_id)["active_seats"][0]
+
+
+def _history(api, match_id, token=None):
+    r = api.get(f"/api/matches/{match_id}/events", token=token)
+    assert r.status_code == 200
+    return r.get_json()["entries"]
+
+
+# -- resign --------------------------------------------------------------------
+
+def test_resign_ends_the_match_and_the_others_win(api):
+    match_id, tokens, _admin = _create(api)
+    r = api.post(f"/api/matches/{match_id}/resign", token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["entry"]["kind"] == "lifecycle" and body["entry"]["action"] == "resign"
+    assert body["entry"]["text"] == ["Ana resigned."]
+    assert body["match"]["status"] == "finished"
+    assert body["match"]["outcome"]["winners"] == [1]
+    assert body["match"]["outcome"]["scores"] == [0.0, 1.0]
+    assert body["match"]["active_seats"] == []
+    # the match is over for moves, for a second resignation, and in the state and lobby status
+    problem(api.move(match_id, tokens[1], NIM_TAKE), 409, "match-over")
+    problem(api.post(f"/api/matches/{match_id}/resign", token=tokens[1]), 409, "match-over")
+    assert api.state(match_id, tokens[1])["status"] == "finished"
+    assert api.get(f"/api/matches/{match_id}/legal-moves", token=tokens[1]).get_json()["moves"] == []
+    # an entry of the history, for everyone
+    [last] = _history(api, match_id)[-1:]
+    assert last["action"] == "resign" and last["seat"] == 0 and last["outcome"]["winners"] == [1]
+
+
+def test_resign_needs_a_seat_token(api):
+    match_id, _tokens, admin = _create(api)
+    problem(api.post(f"/api/matches/{match_id}/resign"), 401, "token-required")
+    problem(api.post(f"/api/matches/{match_id}/resign", token=admin), 401, "bad-token")
+    problem(api.post(f"/api/matches/{match_id}/resign", token="x" * 30), 401, "bad-token")
+    assert api.state(match_id)["status"] == "active" and api.state(match_id)["version"] == 1
+
+
+# -- leave and reclaim ---------------------------------------------------------------
+
+def test_leave_hands_the_seat_to_an_ai_and_revokes_the_token(api, redis_client):
+    match_id, tokens, _admin = _create(api)
+    first = _first(api, match_id)
+    r = api.post(f"/api/matches/{match_id}/leave", {"level": "greedy"}, token=tokens[first])
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["entry"]["action"] == "leave" and body["entry"]["level"] == "greedy"
+    assert "revoked" not in body["entry"]  # what identifies the old token is never shown
+    control = body["match"]["seat_control"]
+    assert control[first] == {"seat": first, "left": True, "takeover": {"level": "greedy", "until": "match"}}
+    assert control[1 - first]["takeover"] is None
+    # the old token no longer acts (nor sees the seat's view)
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 401, "bad-token")
+    problem(api.get(f"/api/matches/{match_id}/state", token=tokens[first]), 401, "bad-token")
+    # the seat is active: the ordinary AI path got a job for it
+    queue = Queue("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    assert keys.ai_job_id(match_id, body["version"], first) in queue.job_ids
+
+
+def test_only_the_creator_reclaims_a_left_seat(api):
+    match_id, tokens, admin = _create(api)
+    s = _first(api, match_id)
+    problem(api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=admin), 409, "seat-not-left")
+    api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[s])
+    for wrong in (None, tokens[0], tokens[1], "y" * 32):
+        problem(api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=wrong), 401, "bad-admin-token")
+    problem(api.post(f"/api/matches/{match_id}/seats/7/reclaim", token=admin), 404, "no-such-seat")
+    r = api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=admin)
+    assert r.status_code == 201, r.get_json()
+    new = r.get_json()["token"]
+    assert new not in tokens.values()
+    assert api.state(match_id, new)["seat"] == s
+    problem(api.get(f"/api/matches/{match_id}/state", token=tokens[s]), 401, "bad-token")  # still revoked
+    r = api.move(match_id, new, NIM_TAKE)
+    assert r.status_code == 201, r.get_json()
+    actions = [e.get("action") for e in _history(api, match_id) if e["kind"] == "lifecycle"]
+    assert actions == ["leave", "reclaim"]
+
+
+def test_a_seat_played_by_an_ai_refuses_its_persons_moves(api, matches):
+    match_id, tokens, admin = _create(api)
+    api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[0])
+    token = api.post(f"/api/matches/{match_id}/seats/0/reclaim", token=admin).get_json()["token"]
+    problem(api.post(f"/api/matches/{match_id}/seats/0/reclaim", token=admin), 409, "seat-not-left")
+    # leaving twice: the second time from the reclaimed token
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=token).status_code == 201
+    problem(api.post(f"/api/matches/{match_id}/leave", {}, token=token), 401, "bad-token")
+
+
+def test_leave_refuses_an_unknown_level_and_changes_nothing(api):
+    match_id, tokens, _admin = _create(api)
+    problem(api.post(f"/api/matches/{match_id}/leave", {"level": "../../etc"}, token=tokens[0]),
+            422, "unknown-ai-level")
+    assert api.state(match_id)["version"] == 1
+    assert api.state(match_id, tokens[0])["seat"] == 0
+
+
+# -- private matches, hidden names ------------------------------------------------------
+
+def _lobby_ids(api, **query):
+    q = "&".join(f"{k}={v}" for k, v in query.items())
+    r = api.get(f"/api/matches?{q}" if q else "/api/matches")
+    assert r.status_code == 200
+    return {m["id"]: m for m in r.get_json()["matches"]}
+
+
+def test_an_unlisted_match_is_not_in_the_lobby_but_reachable_by_id(api):
+    public_id, _t, _a = _create(api)
+    private_id, tokens, _a = _create(api, unlisted=True)
+    listed = _lobby_ids(api, limit=200)
+    assert public_id in listed and private_id not in listed
+    assert private_id not in _lobby_ids(api, game="nim", status="active", limit=200)
+    r = api.get(f"/api/matches/{private_id}")
+    assert r.status_code == 200 and r.get_json()["settings"] == {"unlisted": True}
+    assert api.move(private_id, tokens[_first(api, private_id)], NIM_TAKE).status_code == 201
+
+
+def test_the_lobby_hides_seat_names_when_asked(api):
+    match_id, _tokens, _admin = _create(api, hide_names=True)
+    listed = _lobby_ids(api, limit=200)[match_id]
+    assert [s["name"] for s in listed["seats"]] == [None, None]
+    assert "Ana" not in str(listed)
+
+
+def test_creation_refuses_bad_lifecycle_settings(api):
+    for body, code in (({"clock": {}}, "validation-error"),
+                       ({"clock": {"per_move": 0}}, "validation-error"),
+                       ({"clock": {"per_move": "soon"}}, "validation-error"),
+                       ({"clock": {"per_move": 5, "increment": 2}}, "validation-error"),
+                       ({"clock": {"per_move": 5}, "timeout": {"action": "explode"}}, "validation-error"),
+                       ({"clock": {"per_move": 5}, "timeout": {"level": "nope"}}, "unknown-ai-level"),
+                       ({"timeout": {"action": "forfeit"}}, "timeout-without-clock"),
+                       ({"unlisted": "maybe"}, "validation-error")):
+        r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], **body})
+        assert r.status_code == 422, (body, r.get_json())
+        assert r.get_json()["code"] == code, (body, r.get_json())
+
+
+# -- rematch ---------------------------------------------------------------------------
+
+def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
+    match_id, tokens, admin = _create(api, seats=[{"name": "Ana"}, {"name": "Bo"}, {"name": "Bot", "ai": "random"}],
+                                      game="stars-are-right", unlisted=True)
+    options = api.get(f"/api/matches/{match_id}").get_json()["options"]
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "match-not-finished")
+    api.post(f"/api/matches/{match_id}/resign", token=tokens[1])
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    first = r.get_json()
+    rematch = first["match"]
+    assert rematch["game"] == "stars-are-right" and rematch["options"] == options
+    assert rematch["settings"]["unlisted"] is True and rematch["settings"]["rematch_of"] == match_id
+    assert [s["name"] for s in rematch["seats"]] == ["Ana", None, "Bot"]
+    assert rematch["seats"][2]["ai"] == "random" and rematch["status"] == "waiting"
+    assert first["seat"] == 0 and first["token"] not in tokens.values()
+    # a stranger cannot take Bo's seat; Bo accepts with the old token, and the match starts
+    problem(api.post(f"/api/matches/{rematch['id']}/seats/1", {"name": "Eve"}), 409, "seat-reserved")
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1])
+    assert r.status_code == 201, r.get_json()
+    second = r.get_json()
+    assert second["match"]["id"] == rematch["id"] and second["seat"] == 1
+    assert second["match"]["status"] == "active"
+    assert api.state(rematch["id"], second["token"])["seat"] == 1
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]), 409, "seat-taken")
+    # the creator's admin token carries over; the old match's stream tells of the rematch
+    r = api.post(f"/api/matches/{rematch['id']}/rematch", token=admin)
+    problem(r, 409, "match-not-finished")
+    rematches = [e for e in _history(api, match_id) if e.get("action") == "rematch"]
+    assert [(e["seat"], e["next"]) for e in rematches] == [(0, rematch["id"]), (1, rematch["id"])]
