@@ -98,7 +98,7 @@ class History:
         record = loaded.record
         if record.read_only:
             raise Conflict("This match is a read-only import.", code="read-only")
-        if status_of(record, self.matches.game(record), loaded.folded.state) == FINISHED:
+        if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) == FINISHED:
             raise Conflict("The match is over.", code="match-over")
 
     # -- fork --------------------------------------------------------------
@@ -107,7 +107,7 @@ class History:
         """A new match from a finished match's first ``version`` entries, with new tokens."""
         loaded = self.matches.load(match_id)
         record = loaded.record
-        if status_of(record, self.matches.game(record), loaded.folded.state) != FINISHED:
+        if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) != FINISHED:
             raise Conflict("Only a finished match can be forked (its history is public then).",
                            code="match-not-finished")
         if not 1 <= version <= loaded.version:
@@ -141,7 +141,7 @@ class History:
         loaded = self.matches.load(match_id)
         record = loaded.record
         game = self.matches.game(record)
-        finished = status_of(record, game, loaded.folded.state) == FINISHED
+        finished = status_of(record, game, loaded.folded.state, loaded.folded) == FINISHED
         raw = self.matches.store.read(match_id)
         doc = {
             "format": EXPORT_FORMAT,
