@@ -4,6 +4,7 @@ Every response is checked against openapi.yaml by the ``api`` fixture.
 """
 from rq.serializers import JSONSerializer
 from rq import Queue
+from rq.registry import ScheduledJobRegistry
 
 from service.eventstore import keys
 
@@ -193,3 +194,54 @@ def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
     problem(r, 409, "match-not-finished")
     rematches = [e for e in _history(api, match_id) if e.get("action") == "rematch"]
     assert [(e["seat"], e["next"]) for e in rematches] == [(0, rematch["id"]), (1, rematch["id"])]
+
+
+# -- clocks in every view -----------------------------------------------------------------
+
+class _Clock:
+    def __init__(self, t):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def test_clocks_show_in_state_summary_and_past_versions(api, matches, redis_client):
+    matches.clock = clock = _Clock(1_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"bank": 60, "increment": 5})
+    first = _first(api, match_id)
+    clock.t += 12.5
+    state = api.state(match_id, tokens[first])
+    assert state["clock"]["running"] == [first] and state["clock"]["at"] == 1_000_012.5
+    assert state["clock"]["seats"][first]["remaining"] == 47.5
+    assert state["clock"]["seats"][first]["deadline"] == 1_000_060.0
+    assert state["clock"]["timeout"] == {"action": "ai-turn", "level": "random"}
+    # the seat's timeout is scheduled at its deadline; the move in time takes it off the schedule
+    scheduled = ScheduledJobRegistry("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    assert keys.timeout_job_id(match_id, 1, first) in scheduled.get_job_ids()
+    assert scheduled.get_scheduled_time(keys.timeout_job_id(match_id, 1, first)).timestamp() == 1_000_060.0
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    assert keys.timeout_job_id(match_id, 1, first) not in scheduled.get_job_ids()
+    assert keys.timeout_job_id(match_id, 2, 1 - first) in scheduled.get_job_ids()
+    clock.t += 1.0
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["clock"]["running"] == [1 - first]
+    assert summary["clock"]["seats"][first]["remaining"] == 52.5  # 60 - 12.5 + 5
+    assert summary["clock"]["seats"][1 - first]["remaining"] == 59.0
+    then = api.state(match_id, tokens[first], version=1)
+    assert then["clock"]["at"] == 1_000_000.0 and then["clock"]["seats"][first]["remaining"] == 60.0
+    assert then["clock"]["running"] == [first]
+
+
+def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
+    matches.clock = clock = _Clock(2_000_000.0)
+    match_id, _tokens, _admin = _create(api, seats=[{"name": "Ana"}, None], clock={"per_move": 30})
+    assert api.get(f"/api/matches/{match_id}").get_json()["clock"]["running"] == []
+    clock.t += 100
+    r = api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"})
+    assert r.status_code == 201
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["version"] == 2 and summary["clock"]["running"] == summary["active_seats"]
+    [seat] = summary["active_seats"]
+    assert summary["clock"]["seats"][seat]["deadline"] == 2_000_130.0
+    assert _history(api, match_id)[-1]["action"] == "start"
