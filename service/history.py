@@ -9,7 +9,7 @@ import logging
 import secrets
 
 from .application import Loaded, Matches
-from .core import decider
+from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import FINISHED, MatchRecord, Seat, new_match_id, new_token, status_of
 from .core.undo import APPLY, plan_undo, undo_entry
@@ -153,7 +153,7 @@ class History:
             "options": record.options,
             "created": record.created,
             "version": loaded.version,
-            "outcome": game.outcome(loaded.folded.state),
+            "outcome": lifecycle.outcome(game, loaded.folded),
         }
         if finished:
             # Over: nothing is hidden any more, and the seed lets an importer re-check every draw.
@@ -178,7 +178,7 @@ class History:
         seats = doc.get("seats") or []
         entries = doc.get("entries") or []
         verified = verify_log(game, entries, len(seats), doc["options"], doc["seed"])
-        if game.outcome(verified.state) is None:
+        if lifecycle.outcome(game, verified) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
         record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=doc["seed"],
                              created=self.matches.clock(),
@@ -186,6 +186,23 @@ class History:
                              read_only=True)
         loaded, _ = self._store_copy(record, entries)
         return loaded
+
+
+def _check_lifecycle(game, folded: Folded, entry: dict, num_seats: int, version: int, bad) -> dict:
+    """A lifecycle entry as the log may hold it: a known action by a seat of the match, and a
+    resignation's or forfeit's outcome what the game says it is."""
+    action, seat = entry.get("action"), entry.get("seat")
+    if action not in lifecycle.ACTIONS or not (seat is None or isinstance(seat, int) and 0 <= seat < num_seats):
+        bad(version, "an unknown lifecycle action or seat")
+    if entry.get("events"):
+        bad(version, "a lifecycle entry carries no game events")
+    ends = action == lifecycle.RESIGN or (action == lifecycle.TIMEOUT
+                                          and (entry.get("policy") or {}).get("action") == lifecycle.FORFEIT)
+    if ends and entry.get("outcome") != lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats):
+        bad(version, "the outcome is not what the game says a resignation or forfeit means")
+    if action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") not in lifecycle.POLICIES:
+        bad(version, "an unknown timeout policy")
+    return {**entry, "num_seats": num_seats}
 
 
 def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str) -> Folded:
@@ -224,6 +241,8 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                     bad(i, "the undo does not restore the state of its target version")
                 expected = {"kind": "undo", "seat": entry.get("seat"), "target": target, "events": [],
                             "state": states[target]}
+            elif kind == "lifecycle":
+                expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
             else:
                 bad(i, f"unknown entry kind {kind!r}")
         except GameroomError as exc:

@@ -2,6 +2,8 @@
 
 Every response is checked against openapi.yaml by the ``api`` fixture.
 """
+import json
+
 from rq.serializers import JSONSerializer
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
@@ -245,3 +247,46 @@ def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
     [seat] = summary["active_seats"]
     assert summary["clock"]["seats"][seat]["deadline"] == 2_000_130.0
     assert _history(api, match_id)[-1]["action"] == "start"
+
+
+def _sse(response):
+    frames = []
+    for block in response.get_data(as_text=True).split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if "data" in fields:
+            frames.append(json.loads(fields["data"]))
+    return frames
+
+
+def test_lifecycle_entries_are_in_the_stream_as_in_the_history(api):
+    match_id, tokens, admin = _create(api, game="stars-are-right")
+    first = _first(api, match_id)
+    other = 1 - first
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[first]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/seats/{first}/reclaim", token=admin).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[other]).status_code == 201
+    for viewer in (None, tokens[other]):
+        frames = _sse(api.get(f"/api/matches/{match_id}/stream", token=viewer))
+        history = _history(api, match_id, viewer)
+        assert frames == history
+        lifecycle_entries = [e for e in history if e["kind"] == "lifecycle"]
+        assert [e["action"] for e in lifecycle_entries] == ["leave", "reclaim", "resign"]
+        assert [e["seat"] for e in lifecycle_entries] == [first, first, other]
+        assert all(e["text"] and e["events"] == [] for e in lifecycle_entries)
+        assert "revoked" not in json.dumps(history)
+
+
+def test_a_resigned_match_exports_and_imports_with_its_lifecycle_entries(api):
+    match_id, tokens, _admin = _create(api)
+    first = _first(api, match_id)
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[first]).status_code == 201
+    doc = api.get(f"/api/matches/{match_id}/export").get_json()
+    assert doc["complete"] and doc["outcome"]["winners"] == [1 - first]
+    r = api.post("/api/matches/import", doc)
+    assert r.status_code == 201, r.get_json()
+    imported = r.get_json()["match"]
+    assert imported["status"] == "finished" and imported["outcome"] == doc["outcome"]
+    # a resignation whose outcome was edited is refused
+    doc["entries"][-1]["outcome"] = {"scores": [1.0, 1.0], "winners": [0, 1]}
+    problem(api.post("/api/matches/import", doc), 422, "tampered-log")
