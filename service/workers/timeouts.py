@@ -88,10 +88,13 @@ class TimeoutScheduler:
         """Take the previous version's timeouts off the schedule (they would find the match moved on anyway)."""
         if version < 1:
             return
-        for seat in range(num_seats):
-            jid = job_id(match_id, version, seat)
-            if self.registry.remove(jid):
-                self.queue.connection.delete(Job.key_for(jid))
+        ids = [job_id(match_id, version, seat) for seat in range(num_seats)]
+        pipe = self.queue.connection.pipeline(transaction=False)
+        for jid in ids:
+            pipe.zrem(self.registry.key, jid)
+        removed = [jid for jid, gone in zip(ids, pipe.execute()) if gone]
+        if removed:  # only jobs still waiting on the schedule; one already enqueued runs and finds itself stale
+            self.queue.connection.delete(*(Job.key_for(jid) for jid in removed))
 
 
 def enforce_timeout(match_id: str, version: int, seat: int) -> dict:
