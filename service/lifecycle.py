@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 
 from .application import Loaded, Matches
 from .core import lifecycle
@@ -18,6 +19,10 @@ from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFaile
 from .eventstore import keys
 
 log = logging.getLogger(__name__)
+
+#: The creator of a rematch holds its lock at most this long (a crashed request's lock expires);
+#: racing requests wait this long for the match to appear.
+REMATCH_LOCK_SECONDS, REMATCH_WAIT_SECONDS = 30, 5.0
 
 
 class Lifecycle:
@@ -186,13 +191,8 @@ class Lifecycle:
         meta = keys.meta(match_id)
         created_now = bool(self.redis.hsetnx(meta, "rematch", planned))
         next_id = planned if created_now else self.redis.hget(meta, "rematch").decode()
-        if created_now or self.matches.records.get(next_id) is None:
-            seats = [{"name": s.name, "ai": s.ai} if s.ai else None for s in record.seats]
-            settings = {**record.settings, "rematch_of": match_id,
-                        "reserved": [i for i, s in enumerate(record.seats) if not s.ai]}
-            admin = self.redis.hget(meta, "admin")
-            self.matches.create(record.game, seats, record.options, None, settings=settings,
-                                match_id=next_id, admin_hash=admin.decode() if admin else None)
+        if self.matches.records.get(next_id) is None:
+            self._create_rematch(record, next_id)
         token = None
         if seat is not None:
             token = new_token()
@@ -205,3 +205,26 @@ class Lifecycle:
             self._append(match_id, lambda _l: lifecycle.entry(lifecycle.REMATCH, None, num_seats=record.num_seats,
                                                               next=next_id))
         return {"match": self.matches.load(next_id), "seat": seat, "token": token}
+
+    def _create_rematch(self, record, next_id: str) -> None:
+        """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it."""
+        lock = keys.rematch_lock(record.id)
+        if not self.redis.set(lock, next_id, nx=True, ex=REMATCH_LOCK_SECONDS):
+            deadline = time.monotonic() + REMATCH_WAIT_SECONDS
+            while self.matches.records.get(next_id) is None:
+                if time.monotonic() > deadline:
+                    raise Conflict("The rematch is being set up; try again.", code="busy")
+                time.sleep(0.02)
+            return
+        try:
+            if self.matches.records.get(next_id) is not None:
+                return
+            seats = [{"name": s.name, "ai": s.ai} if s.ai else None for s in record.seats]
+            settings = {**record.settings, "rematch_of": record.id,
+                        "reserved": [i for i, s in enumerate(record.seats) if not s.ai]}
+            admin = self.redis.hget(keys.meta(record.id), "admin")
+            self.matches.create(record.game, seats, record.options, None, settings=settings,
+                                match_id=next_id, admin_hash=admin.decode() if admin else None)
+            log.info("match %s: rematch %s created", record.id, next_id)
+        finally:
+            self.redis.delete(lock)

@@ -44,6 +44,11 @@ def undo_requests(match_id: str) -> str:
     return _match(match_id, "undo")
 
 
+def rematch_lock(match_id: str) -> str:
+    """String with a TTL: held by the one request creating the rematch of a finished match."""
+    return _match(match_id, "rematch-lock")
+
+
 def lobby() -> str:
     """Sorted set: match id scored by creation time."""
     return f"{PREFIX}:matches"

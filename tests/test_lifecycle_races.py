@@ -1,0 +1,112 @@
+"""Concurrent lifecycle actions on the real Redis: nothing is lost or applied twice."""
+import threading
+
+import pytest
+
+from service.core import lifecycle
+from service.errors import GameroomError
+from service.lifecycle import Lifecycle
+
+ROUNDS = 8
+
+
+def _race(*calls):
+    """Run ``calls`` at once; returns each one's result or the GameroomError it raised."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(i, call):
+        barrier.wait()
+        try:
+            results[i] = call()
+        except GameroomError as exc:
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def _nim(matches, **settings):
+    loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], settings=settings or None)
+    return loaded.record.id, tokens
+
+
+def _kinds(matches, match_id):
+    return [(e["kind"], e.get("action"), e.get("seat")) for e in matches.store.read(match_id)]
+
+
+def test_racing_resignations_end_the_match_once(plain_matches):
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches)
+        results = _race(lambda: life.resign(match_id, 0), lambda: life.resign(match_id, 1))
+        refused = [r for r in results if isinstance(r, GameroomError)]
+        assert len(refused) == 1 and refused[0].code == "match-over"
+        assert [k for k in _kinds(plain_matches, match_id) if k[0] == "lifecycle"] in (
+            [("lifecycle", "resign", 0)], [("lifecycle", "resign", 1)])
+
+
+def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches)
+        life.resign(match_id, 0)
+        first, second = _race(lambda: life.rematch(match_id, 0), lambda: life.rematch(match_id, 1))
+        assert not isinstance(first, GameroomError) and not isinstance(second, GameroomError), (first, second)
+        assert first["match"].record.id == second["match"].record.id
+        rematch = plain_matches.load(first["match"].record.id)
+        assert rematch.record.full and [s.name for s in rematch.record.seats] == ["Ana", "Bo"]
+        assert plain_matches.open(rematch.record.id, first["token"])[1] == 0
+        assert plain_matches.open(rematch.record.id, second["token"])[1] == 1
+        assert sorted(k[2] for k in _kinds(plain_matches, match_id) if k[1] == "rematch") == [0, 1]
+        assert plain_matches.store.version(rematch.record.id) == 1  # created once: one setup entry
+
+
+@pytest.mark.parametrize("policy", ["ai-turn", "forfeit"])
+def test_a_timeout_racing_itself_and_a_late_move_applies_at_most_once(plain_matches, policy):
+    clock = [1_000.0]
+    plain_matches.clock = lambda: clock[0]
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0},
+                                 timeout={"action": policy, "level": "random"})
+        loaded = plain_matches.load(match_id)
+        seat = loaded.folded.lifecycle["turn_start"].index(clock[0])
+        assert life.timeout(match_id, 1, seat, clock[0] + 1.9)["status"] == "early"
+        clock[0] += 2.5
+        move = {"type": "take", "pile": 0, "count": 1}
+        results = _race(lambda: life.timeout(match_id, 1, seat, clock[0]),
+                        lambda: life.timeout(match_id, 1, seat, clock[0]),
+                        lambda: plain_matches.submit(match_id, seat, move, expected_version=1))
+        applied = [r for r in results[:2] if r["status"] == "applied"]
+        moved = not isinstance(results[2], GameroomError)
+        assert len(applied) + moved == 1, results
+        log = _kinds(plain_matches, match_id)
+        assert len(log) == 2
+        if applied:
+            assert log[1] == ("lifecycle", "timeout", seat)
+            assert plain_matches.load(match_id).folded.lifecycle["timeouts"] == 1
+        else:
+            assert log[1] == ("move", None, seat)
+        # and once the match moved on, the job is a no-op
+        assert life.timeout(match_id, 1, seat, clock[0] + 100)["status"] == "stale"
+
+
+def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
+    clock = [5_000.0]
+    plain_matches.clock = lambda: clock[0]
+    life = Lifecycle(plain_matches)
+    match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0})
+    seat = plain_matches.load(match_id).folded.lifecycle["turn_start"].index(clock[0])
+    clock[0] += 3
+    assert life.timeout(match_id, 1, seat, clock[0])["status"] == "applied"
+    with pytest.raises(GameroomError) as refused:
+        plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1})
+    assert refused.value.code == "seat-played-by-ai"
+    # the AI's own submit (actor ai:...) is the one that plays it
+    result = plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1}, actor="ai:random")
+    assert not lifecycle.taken_over(result.loaded.folded, seat)  # its turn ended: the seat is its person's again
