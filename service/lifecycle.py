@@ -177,16 +177,16 @@ class Lifecycle:
         token there. The creator's admin token carries over. Returns
         ``{"match": Loaded, "seat": n or None, "token": str or None}``.
         """
+        if seat is None:
+            self.check_admin(match_id, admin_token)
         loaded = self.matches.load(match_id)
         record = loaded.record
+        if seat is not None and record.seats[seat].ai:
+            raise Forbidden("An AI seat does not accept rematches.", code="not-your-seat")
         if self._status(loaded) != FINISHED:
             raise Conflict("A rematch is offered once the match is over.", code="match-not-finished")
         if record.read_only:
             raise Conflict("This match is a read-only import.", code="read-only")
-        if seat is None:
-            self.check_admin(match_id, admin_token)
-        elif record.seats[seat].ai:
-            raise Forbidden("An AI seat does not accept rematches.", code="not-your-seat")
         planned = new_match_id()
         meta = keys.meta(match_id)
         created_now = bool(self.redis.hsetnx(meta, "rematch", planned))

@@ -290,3 +290,26 @@ def test_a_resigned_match_exports_and_imports_with_its_lifecycle_entries(api):
     # a resignation whose outcome was edited is refused
     doc["entries"][-1]["outcome"] = {"scores": [1.0, 1.0], "winners": [0, 1]}
     problem(api.post("/api/matches/import", doc), 422, "tampered-log")
+
+
+def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing(api):
+    match_id, tokens, admin = _create(api)
+    base = f"/api/matches/{match_id}"
+    cases = [
+        (api.call("POST", f"{base}/leave", raw="{not json", token=tokens[0]), 400),
+        (api.post(f"{base}/leave", {"level": 5}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", {"level": "x" * 65}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", {"level": "greedy", "extra": 1}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", [], token=tokens[0]), 422),
+        (api.post(f"{base}/resign", token="Bearer\x00"), 401),
+        (api.post(f"{base}/rematch"), 401),
+        (api.post(f"{base}/rematch", token="z" * 5000), 401),
+        (api.post(f"{base}/seats/99999999999999999999/reclaim", token=admin), 404),
+        (api.post("/api/matches/..%2F..%2Fetc/resign", token=tokens[0]), 404),
+        (api.post("/api/matches/nope/seats/0/reclaim", token=admin), 404),
+    ]
+    for response, status in cases:
+        assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
+        assert response.mimetype == "application/problem+json" and response.get_json()["code"]
+    assert api.state(match_id)["version"] == 1
+    assert api.state(match_id, tokens[0])["seat"] == 0
