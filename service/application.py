@@ -21,7 +21,9 @@ from .core.matches import (
     FINISHED, MatchRecord, Seat, hash_token, new_match_id, new_token, redact_entry, status_of,
 )
 from .core.rng import new_seed
-from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
+from .errors import (
+    Conflict, GameroomError, NotFound, NotYourSeat, Unauthorized, ValidationFailed, VersionConflict,
+)
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
 from .registry import Registry
@@ -304,7 +306,7 @@ class Matches:
 
     def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
                idempotency_key: str | None = None, actor: str | None = None,
-               loaded: Loaded | None = None, maybe_behind: bool = False) -> MoveResult:
+               loaded: Loaded | None = None, maybe_behind: bool = False, token: str | None = None) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
@@ -315,6 +317,8 @@ class Matches:
 
         ``loaded``: the match as the caller already has it; ``maybe_behind``
         says it came from :meth:`open` with ``fresh=False`` and may be behind.
+        ``token``: the caller's seat token, checked again on the fold the move is
+        judged on (a seat that was left revokes it, see :mod:`service.core.lifecycle`).
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
         if key is not None:
@@ -336,6 +340,8 @@ class Matches:
                 raise Conflict("The match has open seats and has not started.", code="match-not-started")
             if seat is None or not 0 <= seat < record.num_seats:
                 raise NotYourSeat("Spectators cannot move.")
+            if token is not None and folded.lifecycle is not None and lifecycle.revoked(folded, hash_token(token)):
+                raise Unauthorized("The token is not valid for this match.", code="bad-token")
             game = self.game(record)
             try:
                 if lifecycle.taken_over(folded, seat) and not (actor or "").startswith("ai:"):

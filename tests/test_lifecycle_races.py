@@ -110,3 +110,30 @@ def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
     # the AI's own submit (actor ai:...) is the one that plays it
     result = plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1}, actor="ai:random")
     assert not lifecycle.taken_over(result.loaded.folded, seat)  # its turn ended: the seat is its person's again
+
+
+def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind(redis_client, registry):
+    from service.application import Matches
+    from service.eventstore import EventStore
+    from service.eventstore.records import MatchRecords
+    from service.core.matches import hash_token, new_token
+
+    def process():
+        return Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+
+    behind, other = process(), process()
+    admin = new_token()
+    loaded, tokens = other.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
+    match_id = loaded.record.id
+    seat = behind.game(loaded.record).active_seats(loaded.folded.state)[0]
+    assert behind.open(match_id, tokens[seat])[1] == seat  # this process caches the fold and the token
+    life = Lifecycle(other)
+    life.leave(match_id, seat, tokens[seat])
+    life.reclaim(match_id, seat, admin)  # the seat is a person's again, with a new token
+    stale, cached_seat, ok = behind.open(match_id, tokens[seat], fresh=False)
+    assert stale.version == 1 and cached_seat == seat and ok  # all from the cache: no read
+    with pytest.raises(GameroomError) as refused:
+        behind.submit(match_id, cached_seat, {"type": "take", "pile": 0, "count": 1}, loaded=stale,
+                      maybe_behind=True, token=tokens[seat])
+    assert refused.value.code == "bad-token"
+    assert behind.store.version(match_id) == 3

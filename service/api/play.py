@@ -12,7 +12,7 @@ from schemas import (
 from ..errors import BadRequest, NotFound, NotYourSeat
 from ..core import lifecycle
 from . import presenters
-from .auth import caller
+from .auth import bearer_token, caller
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -95,7 +95,7 @@ class Moves(MethodView):
         if key is not None and not 1 <= len(key) <= 128:
             raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
         result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
-                                idempotency_key=key, loaded=loaded, maybe_behind=True)
+                                idempotency_key=key, loaded=loaded, maybe_behind=True, token=bearer_token())
         [entry] = matches.redact(result.loaded, [result.entry], seat)
         return presenters.json_response({
             "version": result.version,
