@@ -138,8 +138,9 @@ class Matches:
         except ValidationError as exc:
             raise ValidationFailed("Invalid game options.", code="bad-options",
                                    errors={"options": exc.messages}) from None
-        record = MatchRecord(id=match_id or new_match_id(), game=game_slug, options=opts, seed=seed or new_seed(),
-                             created=self.clock(), seats=seat_objs, settings=dict(settings or {}))
+        record = MatchRecord(id=match_id or new_match_id(), game=game_slug, options=opts,
+                             seed=seed or new_seed(), created=self.clock(), seats=seat_objs,
+                             settings=dict(settings or {}))
         entry = decider.setup_entry(game, n, opts, record.seed)
         entry["time"] = record.created
         if record.settings.get("clock"):  # time is part of the log: the fold runs the clocks
@@ -257,7 +258,8 @@ class Matches:
             loaded = Loaded(record, folded)
         else:
             loaded = self._load(record, None)
-        if seat is not None and loaded.folded.lifecycle is not None and lifecycle.revoked(loaded.folded, token_hash):
+        if seat is not None and loaded.folded.lifecycle is not None and lifecycle.revoked(loaded.folded,
+                                                                                          token_hash):
             return loaded, None, False  # the seat was left: its old token no longer acts for it
         return loaded, seat, token is None or seat is not None
 
@@ -306,7 +308,8 @@ class Matches:
 
     def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
                idempotency_key: str | None = None, actor: str | None = None,
-               loaded: Loaded | None = None, maybe_behind: bool = False, token: str | None = None) -> MoveResult:
+               loaded: Loaded | None = None, maybe_behind: bool = False,
+               token: str | None = None) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
