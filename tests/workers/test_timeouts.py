@@ -144,3 +144,11 @@ def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None), ("lifecycle", "timeout", silent), ("move", None, silent)]
+
+
+def test_an_idle_worker_wakes_every_maintenance_interval(redis_client):
+    from service.workers.worker import MAINTENANCE_INTERVAL, AIWorker
+
+    worker = AIWorker([QUEUE], connection=redis_client)
+    assert worker.dequeue_timeout == MAINTENANCE_INTERVAL < 405  # RQ's own: worker_ttl - 15
+    assert worker.connection_timeout > worker.dequeue_timeout  # the socket outlives a blocking dequeue
