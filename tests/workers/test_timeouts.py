@@ -152,3 +152,24 @@ def test_an_idle_worker_wakes_every_maintenance_interval(redis_client):
     worker = AIWorker([QUEUE], connection=redis_client)
     assert worker.dequeue_timeout == MAINTENANCE_INTERVAL < 405  # RQ's own: worker_ttl - 15
     assert worker.connection_timeout > worker.dequeue_timeout  # the socket outlives a blocking dequeue
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once(clocked, workers, redis_client):
+    """No emulation: the dead host's scheduler lock expires by itself (RQ: 61 s) and the idle
+    survivor's maintenance (every 30 s) takes over; the overdue timeout then applies once."""
+    doomed = workers()
+    lock = RQScheduler.get_locking_key(QUEUE)
+    _wait(lambda: redis_client.exists(lock), what="the first worker's scheduler to take the lock")
+    survivor = workers()
+    match_id, silent = _create(clocked, {"action": "forfeit", "level": "random"}, piles=(3, 3))
+    os.killpg(doomed.pid, signal.SIGKILL)
+    doomed.wait(10)
+    _wait(lambda: _finished(clocked, match_id), timeout=200, what="the survivor to fire the timeout")
+    assert survivor.poll() is None
+    time.sleep(1.0)
+    log = _log(clocked, match_id)
+    assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
+        ("setup", None, None), ("lifecycle", "timeout", silent)]
+    assert log[1]["time"] >= log[0]["time"] + 2.0
