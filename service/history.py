@@ -38,8 +38,9 @@ class History:
         loaded = self.matches.load(match_id)
         self._playable(loaded)
         plan = plan_undo(loaded.folded, seat, steps)
-        # Every other human seat votes; AI seats never block an undo.
-        voters = sorted(i for i, s in enumerate(loaded.record.seats) if not s.ai and i != seat)
+        # Every other human seat votes; AI seats (also a person's seat an AI plays now) never block an undo.
+        voters = sorted(i for i, s in enumerate(loaded.record.seats)
+                        if not s.ai and not lifecycle.taken_over(loaded.folded, i) and i != seat)
         if plan.kind == APPLY or not voters:
             return "applied", self._apply(loaded, seat, plan)
         request = {"id": secrets.token_hex(6), "seat": seat, "steps": steps, "target": plan.target,

@@ -137,3 +137,24 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
                       maybe_behind=True, token=tokens[seat])
     assert refused.value.code == "bad-token"
     assert behind.store.version(match_id) == 3
+
+
+def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
+    from service.history import History
+
+    life = Lifecycle(plain_matches)
+    loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [9, 9]})
+    match_id = loaded.record.id
+    game = plain_matches.game(loaded.record)
+    leaver = game.active_seats(loaded.folded.state)[0]
+    stayer = 1 - leaver
+    life.leave(match_id, leaver, tokens[leaver])
+    take = {"type": "take", "pile": 0, "count": 1}
+    plain_matches.submit(match_id, leaver, take, actor="ai:random")
+    plain_matches.submit(match_id, stayer, take)
+    plain_matches.submit(match_id, leaver, take, actor="ai:random")
+    plain_matches.submit(match_id, stayer, take)
+    # undoing across the AI's step would ask the other seat's person: nobody is there to answer
+    outcome, entry = History(plain_matches).undo(match_id, stayer, steps=2)
+    assert outcome == "applied" and entry["kind"] == "undo"
+    assert plain_matches.load(match_id).folded.state["piles"] == [8, 9]

@@ -63,7 +63,8 @@ class LegalMoves(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         moves = []
-        if seat is not None and loaded.record.full and not lifecycle.ended(loaded.folded):
+        if (seat is not None and loaded.record.full and not lifecycle.ended(loaded.folded)
+                and not lifecycle.taken_over(loaded.folded, seat)):
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 

@@ -72,7 +72,8 @@ def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | Non
             out["clock"] = clock
         out["seat_control"] = lifecycle.seat_status(overlay, record.num_seats)
     if include == "legal_moves":
-        playing = seat is not None and status == "active" and not record.read_only
+        playing = (seat is not None and status == "active" and not record.read_only
+                   and not lifecycle.taken_over(folded, seat))  # an AI plays the seat now
         out["legal_moves"] = game.legal_moves(folded.state, seat) if playing else []
     return out
 

@@ -313,3 +313,20 @@ def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing
         assert response.mimetype == "application/problem+json" and response.get_json()["code"]
     assert api.state(match_id)["version"] == 1
     assert api.state(match_id, tokens[0])["seat"] == 0
+
+
+def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api, matches):
+    from service.lifecycle import Lifecycle
+
+    matches.clock = _Clock(3_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"per_move": 5})
+    first = _first(api, match_id)
+    assert Lifecycle(matches).timeout(match_id, 1, first, 3_000_005.0)["status"] == "applied"
+    assert api.get(f"/api/matches/{match_id}/legal-moves", token=tokens[first]).get_json()["moves"] == []
+    state = api.get(f"/api/matches/{match_id}/state?include=legal_moves", token=tokens[first]).get_json()
+    assert state["legal_moves"] == []
+    assert state["seat_control"][first]["takeover"] == {"level": "random", "until": "turn"}
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "seat-played-by-ai")
+    [entry] = _history(api, match_id)[-1:]
+    assert entry["action"] == "timeout" and entry["text"] == [
+        f"{['Ana', 'Bo'][first]} ran out of time; an AI (random) plays this turn."]
