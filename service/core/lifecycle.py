@@ -36,7 +36,6 @@ has only its increment for later turns.
 from __future__ import annotations
 
 import hashlib
-from copy import deepcopy
 
 LIFECYCLE = "lifecycle"
 START, RESIGN, LEAVE, RECLAIM, TIMEOUT, REMATCH = "start", "resign", "leave", "reclaim", "timeout", "rematch"
@@ -80,10 +79,21 @@ def evolve(overlay: dict | None, entry: dict, num_seats: int, active_after: list
     """
     if overlay is None and entry.get("kind") != LIFECYCLE:
         return None
-    new = deepcopy(overlay) if overlay is not None else _blank(num_seats)
+    new = _copy(overlay) if overlay is not None else _blank(num_seats)
     if entry.get("kind") == LIFECYCLE:
         _apply_action(new, entry)
     _tick(new, entry.get("time"), [] if over or new["ended"] else active_after)
+    return new
+
+
+def _copy(overlay: dict) -> dict:
+    """A copy that the fold step may change: the per-seat lists are new; everything else in the
+    overlay is replaced, never changed in place."""
+    new = dict(overlay)
+    for key in ("turn_start", "ai", "left"):
+        new[key] = list(overlay[key])
+    if overlay["banks"] is not None:
+        new["banks"] = list(overlay["banks"])
     return new
 
 

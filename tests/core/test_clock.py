@@ -190,3 +190,14 @@ def test_time_travel_shows_the_clocks_as_they_were(nim):
     assert view["at"] == 1003.0
     mover = entries[1]["seat"]
     assert view["seats"][mover]["remaining"] == 9.0 and view["running"] == [1 - mover]
+
+
+def test_folding_never_changes_the_overlay_it_starts_from():
+    import copy
+
+    o = _start({**FISCHER, "timeout": {"action": "ai-turn", "level": "greedy"}})
+    before = copy.deepcopy(o)
+    _step(o, 103.0, [1])
+    _step(o, 110.0, [0], **lifecycle.entry(lifecycle.TIMEOUT, 0, policy={"action": "ai-turn", "level": "greedy"}))
+    _step(o, 104.0, [0], **lifecycle.entry(lifecycle.LEAVE, 1, level="random", revoked=["x"]))
+    assert o == before
