@@ -122,7 +122,10 @@ class History:
         new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=record.seed,
                           created=self.matches.clock(), seats=[Seat(s["name"], s.get("ai")) for s in seats],
                           forked_from={"match": match_id, "version": version})
-        return self._store_copy(new, entries)
+        loaded, tokens = self._store_copy(new, entries)
+        if loaded.folded.lifecycle is not None:  # the fork's own players, and its clocks run from now
+            loaded = self.matches.append(loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats))
+        return loaded, tokens
 
     def _store_copy(self, record: MatchRecord, entries: list[dict]) -> tuple[Loaded, dict[int, str]]:
         tokens = {i: new_token() for i, s in enumerate(record.seats) if s.filled and not s.ai and not record.read_only}

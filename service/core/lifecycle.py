@@ -9,7 +9,8 @@ moves (``kind: "lifecycle"``, no game events)::
 
     {"kind": "lifecycle", "action": "resign", "seat": 1, "events": [], ...}
 
-Actions: ``start`` (the last open seat was claimed: clocks start), ``resign``
+Actions: ``start`` (the last open seat was claimed, or a fork begins: clocks
+start now, every seat is played by its own player), ``resign``
 (the seat concedes; the match ends with the outcome written into the entry),
 ``leave`` (the seat hands itself to an AI for the rest of the match; its
 token stops working), ``reclaim`` (a left seat is human again, with a token
@@ -99,8 +100,9 @@ def _copy(overlay: dict) -> dict:
 
 def _apply_action(overlay: dict, entry: dict) -> None:
     action, seat = entry["action"], entry.get("seat")
-    if action == START:
-        overlay["started"] = True
+    if action == START:  # also a fork's first own entry: its seats are its players', its clocks start now
+        n = len(overlay["turn_start"])
+        overlay.update(started=True, turn_start=[None] * n, ai=[None] * n, left=[False] * n)
     elif action == RESIGN:
         overlay["ended"] = {"reason": RESIGN, "seats": [seat], "outcome": entry["outcome"]}
     elif action == LEAVE:

@@ -330,3 +330,23 @@ def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api
     [entry] = _history(api, match_id)[-1:]
     assert entry["action"] == "timeout" and entry["text"] == [
         f"{['Ana', 'Bo'][first]} ran out of time; an AI (random) plays this turn."]
+
+
+def test_a_fork_of_a_clocked_match_starts_its_own_clocks_and_players(api, matches):
+    matches.clock = clock = _Clock(4_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"per_move": 30})
+    first = _first(api, match_id)
+    clock.t += 5
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    clock.t += 1
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[1 - first]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[first]).status_code == 201
+    clock.t += 1000
+    r = api.post(f"/api/matches/{match_id}/fork", {"version": 3})
+    assert r.status_code == 201, r.get_json()
+    fork = r.get_json()["match"]
+    assert fork["version"] == 4 and fork["status"] == "active"
+    assert [c["takeover"] for c in fork["seat_control"]] == [None, None]
+    [seat] = fork["active_seats"]
+    assert fork["clock"]["running"] == [seat] and fork["clock"]["seats"][seat]["deadline"] == 4_001_036.0
+    assert _history(api, fork["id"])[-1]["action"] == "start"
