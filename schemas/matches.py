@@ -3,6 +3,8 @@ import unicodedata
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from .lifecycle import ClockSchema, LifecycleCreateFieldsMixin, SeatControlSchema, SettingsSchema
+
 #: The largest version, offset or count a request may name: the largest integer
 #: every JSON client holds exactly (2^53 - 1), far beyond any real match.
 MAX_NUMBER = 2**53 - 1
@@ -38,7 +40,7 @@ class SeatSpecSchema(Schema):
                        metadata={"description": "AI level (see GET /api/games); absent for a human seat"})
 
 
-class MatchCreateSchema(Schema):
+class MatchCreateSchema(LifecycleCreateFieldsMixin):
     game = fields.String(required=True, metadata={"example": "nim"})
     seats = fields.List(fields.Nested(SeatSpecSchema, allow_none=True), required=True,
                         validate=validate.Length(1, 16),
@@ -72,6 +74,10 @@ class MatchSummarySchema(Schema):
     outcome = fields.Nested(OutcomeSchema, allow_none=True)
     options = fields.Dict()
     created = fields.Float()
+    settings = fields.Nested(SettingsSchema, metadata={"description": "lifecycle choices made at creation"})
+    clock = fields.Nested(ClockSchema, metadata={"description": "the clocks now, for a match with a time control"})
+    seat_control = fields.List(fields.Nested(SeatControlSchema), metadata={
+        "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"})
 
 
 class MatchListArgsSchema(Schema):
@@ -115,12 +121,18 @@ class StateSchema(Schema):
     view = fields.Dict(required=True, metadata={"description": "the game's view for the caller"})
     outcome = fields.Nested(OutcomeSchema, allow_none=True)
     legal_moves = fields.List(fields.Dict(), metadata={"description": "with include=legal_moves: the caller's legal moves"})
+    clock = fields.Nested(ClockSchema, metadata={
+        "description": "the clocks (time left per seat, whose clock runs): now, or as they were at a past version"})
+    seat_control = fields.List(fields.Nested(SeatControlSchema), metadata={
+        "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"})
 
 
 class MatchCreatedSchema(Schema):
     match = fields.Nested(MatchSummarySchema, required=True)
     tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
                          metadata={"description": "seat number -> bearer token, shown only once"})
+    admin_token = fields.String(metadata={
+        "description": "the creator's token (shown once): reissues a left seat's token, sets up a rematch"})
     state = fields.Nested(StateSchema, required=True, metadata={
         "description": "the opening state as a spectator sees it (public information only); "
                        "a seat's own view: GET .../state with its token"})
@@ -147,7 +159,7 @@ class MoveRequestSchema(Schema):
 
 class EntrySchema(Schema):
     version = fields.Integer(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["setup", "move", "undo"]))
+    kind = fields.String(required=True, validate=validate.OneOf(["setup", "move", "undo", "lifecycle"]))
     seat = fields.Integer(allow_none=True)
     time = fields.Float(allow_none=True)
     undone = fields.Boolean(required=True)
@@ -155,6 +167,12 @@ class EntrySchema(Schema):
     text = fields.List(fields.String(), required=True, metadata={"description": "one sentence per event"})
     move = fields.Dict(metadata={"description": "the command; shown to its author (and to all once the match is over)"})
     target = fields.Integer(metadata={"description": "for undo entries: the version returned to"})
+    action = fields.String(validate=validate.OneOf(["start", "resign", "leave", "reclaim", "timeout", "rematch"]),
+                           metadata={"description": "for lifecycle entries: what happened to the match"})
+    level = fields.String(metadata={"description": "leave: the AI level that plays the seat now"})
+    policy = fields.Dict(metadata={"description": "timeout: the policy applied ({action, level})"})
+    outcome = fields.Nested(OutcomeSchema, metadata={"description": "resign / forfeit: the outcome it ended with"})
+    next = fields.String(metadata={"description": "rematch: the id of the next match"})
 
 
 class MoveResponseSchema(Schema):

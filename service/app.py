@@ -18,6 +18,7 @@ from .api import problems
 from .application import Matches
 from .config import Config
 from .history import History
+from .lifecycle import Lifecycle
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
 from .eventstore.seed_secret import seeding_for
@@ -155,5 +156,9 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler
 
+        from .workers.timeouts import TimeoutScheduler
+
         matches.after_append.append(AIScheduler(client, config.queue))
+        matches.after_append.append(TimeoutScheduler(client, config.queue))
+    app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
     return app

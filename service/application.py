@@ -17,13 +17,15 @@ from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
-from .core import decider
+from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
     FINISHED, MatchRecord, Seat, hash_token, new_match_id, new_token, redact_entry, status_of,
 )
 from .core.rng import Seeding
-from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
+from .errors import (
+    Conflict, GameroomError, NotFound, NotYourSeat, Unauthorized, ValidationFailed, VersionConflict,
+)
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
 from .registry import Registry
@@ -125,11 +127,15 @@ class Matches:
     # -- creating and joining --------------------------------------------
 
     def create(self, game_slug: str, seats: list[dict | None], options: dict | None = None,
-               seed: str | None = None) -> tuple[Loaded, dict[int, str]]:
+               seed: str | None = None, *, settings: dict | None = None, admin_hash: str | None = None,
+               match_id: str | None = None) -> tuple[Loaded, dict[int, str]]:
         """Create a match; returns it and one token per human seat filled now.
 
         ``seed`` is the client's: it fixes the draws only under reproducible
         :attr:`seeding`; otherwise it is mixed with the server's secret.
+        ``settings``: lifecycle choices (clock, timeout policy, unlisted, hide_names; see
+        :mod:`service.core.lifecycle`); ``admin_hash``: the :func:`hash_token` of the creator's
+        admin token, which may later reissue a left seat's token; ``match_id``: a planned id (rematch).
         """
         installed = self.registry.installed(game_slug)
         game = installed.game
@@ -140,18 +146,21 @@ class Matches:
         except ValidationError as exc:
             raise ValidationFailed("Invalid game options.", code="bad-options",
                                    errors={"options": exc.messages}) from None
-        match_id = new_match_id()
+        match_id = match_id or new_match_id()
         # A client's seed only feeds the effective seed, which mixes in the server's secret.
         record = MatchRecord(id=match_id, game=game_slug, options=opts, seed=self.seeding.match_seed(match_id, seed),
-                             created=self.clock(), seats=seat_objs)
+                             created=self.clock(), seats=seat_objs, settings=dict(settings or {}))
         entry = decider.setup_entry(game, n, opts, record.seed)
         entry["time"] = record.created
+        if record.settings.get("clock"):  # time is part of the log: the fold runs the clocks
+            entry["lifecycle"] = {"clock": record.settings["clock"], "timeout": record.settings.get("timeout")}
+            entry["started"] = record.full
         tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
         # The new match is folded here, not read back: its only entry is the one being written.
         loaded = Loaded(record, decider.fold(game, [entry | {"version": 1}]))
         # Record, tokens, lobby and first entry in one transaction: one round trip.
         pipe = self.store.redis.pipeline(transaction=True)
-        self.records.queue_create(pipe, record, tokens)
+        self.records.queue_create(pipe, record, tokens, admin_hash=admin_hash)
         self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
         self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
@@ -167,14 +176,35 @@ class Matches:
         record = self.record(match_id)
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
+        if seat in record.settings.get("reserved", ()):
+            raise Conflict(f"Seat {seat} is kept for its player in the previous match (rematch).",
+                           code="seat-reserved")
         token = new_token()
         if not self.records.claim(match_id, seat, name, token):
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
-        loaded = self.load(match_id)
         log.info("match %s: seat %d claimed", match_id, seat)
+        return self.seat_claimed(match_id), token
+
+    def seat_claimed(self, match_id: str) -> Loaded:
+        """After a claim: once every seat is taken, start the clocks and schedule the AI."""
+        loaded = self.load(match_id)
         if loaded.record.full:
-            self._after(loaded, None)
-        return loaded, token
+            if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
+                loaded = self._start_clocks(loaded)
+            else:
+                self._after(loaded, None)
+        return loaded
+
+    def _start_clocks(self, loaded: Loaded) -> Loaded:
+        """Append the ``start`` entry once the last seat is claimed (racing claims: one appends)."""
+        for _attempt in range(self.append_retries):
+            if loaded.folded.lifecycle["started"]:
+                return loaded
+            try:
+                return self.append(loaded, lifecycle.entry(lifecycle.START, None, num_seats=loaded.record.num_seats))
+            except VersionConflict:
+                loaded = self.load(loaded.record.id)
+        return loaded
 
     def seats_for(self, game, seats: list[dict | None]) -> list[Seat]:
         """``seats`` as Seat objects, after checking them against ``game``: how many it
@@ -229,6 +259,8 @@ class Matches:
         seat = self._seats.get((match_id, token_hash)) if token is not None else None
         need_seat = token is not None and seat is None
         if not fresh and start is not None and record is not None and not need_seat:
+            if start.lifecycle is not None and lifecycle.revoked(start, token_hash or ""):
+                return Loaded(record, start), None, False
             return Loaded(record, start), seat, True
         if record is not None and not need_seat and start is not None:
             entries = self.store.read(match_id, start.version)
@@ -258,6 +290,9 @@ class Matches:
             loaded = Loaded(record, folded)
         else:
             loaded = self._load(record, None)
+        if seat is not None and loaded.folded.lifecycle is not None and lifecycle.revoked(loaded.folded,
+                                                                                          token_hash):
+            return loaded, None, False  # the seat was left: its old token no longer acts for it
         return loaded, seat, token is None or seat is not None
 
     def load(self, match_id: str, version: int | None = None) -> Loaded:
@@ -291,7 +326,7 @@ class Matches:
     def redact(self, loaded: Loaded, entries: list[dict], viewer: int | None) -> list[dict]:
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
-        public = status_of(record, game, folded.state) == FINISHED
+        public = status_of(record, game, folded.state, folded) == FINISHED
         names = record.names()
         return [redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
                 for e in entries]
@@ -305,7 +340,8 @@ class Matches:
 
     def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
                idempotency_key: str | None = None, actor: str | None = None,
-               loaded: Loaded | None = None, maybe_behind: bool = False) -> MoveResult:
+               loaded: Loaded | None = None, maybe_behind: bool = False,
+               token: str | None = None) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
@@ -316,6 +352,8 @@ class Matches:
 
         ``loaded``: the match as the caller already has it; ``maybe_behind``
         says it came from :meth:`open` with ``fresh=False`` and may be behind.
+        ``token``: the caller's seat token, checked again on the fold the move is
+        judged on (a seat that was left revokes it, see :mod:`service.core.lifecycle`).
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
         if key is None:
@@ -354,8 +392,12 @@ class Matches:
                 raise Conflict("The match has open seats and has not started.", code="match-not-started")
             if seat is None or not 0 <= seat < record.num_seats:
                 raise NotYourSeat("Spectators cannot move.")
+            if token is not None and folded.lifecycle is not None and lifecycle.revoked(folded, hash_token(token)):
+                raise Unauthorized("The token is not valid for this match.", code="bad-token")
             game = self.game(record)
             try:
+                if lifecycle.taken_over(folded, seat) and not (actor or "").startswith("ai:"):
+                    raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")
                 if expected_version is not None and expected_version != folded.version:
                     self._check_not_stale(loaded, seat, expected_version)
                 entry = decider.decide(game, folded, seat, move, record.seed)
@@ -368,7 +410,7 @@ class Matches:
             if actor:
                 entry["actor"] = actor
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
-            status = status_of(record, game, new.folded.state)
+            status = status_of(record, game, new.folded.state, new.folded)
             try:
                 result = self.store.append(match_id, entry, folded.version, key, status=status,
                                            fingerprint=fingerprint)
@@ -425,7 +467,7 @@ class Matches:
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
         if not progress_saved:
-            self.records.set_progress(record.id, status_of(record, game, folded.state), folded.version)
+            self.records.set_progress(record.id, status_of(record, game, folded.state, folded), folded.version)
         if self.snapshot_every and folded.version % self.snapshot_every == 0:
             snapshot = folded.to_snapshot() | {"code_rules_version": game.info.rules_version}
             self.store.save_snapshot(record.id, folded.version, snapshot)

@@ -163,7 +163,7 @@ def replay(config: Config, match_id, steps, as_json):
     import redis
     from tqdm import tqdm
 
-    from .core import decider
+    from .core import decider, lifecycle
     from .core.matches import redact_entry
     from .eventstore import EventStore
     from .eventstore.records import MatchRecords
@@ -191,7 +191,7 @@ def replay(config: Config, match_id, steps, as_json):
                             click.echo(f"v{entry['version']:>5}  {text}")
                 after = page[-1]["version"]
                 bar.update(len(page))
-    outcome = game.outcome(folded.state)
+    outcome = lifecycle.outcome(game, folded)  # a resignation's or forfeit's, else the game's
     if as_json:
         click.echo(json.dumps({"version": folded.version, "state": folded.state, "outcome": outcome}, indent=2))
         return

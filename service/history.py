@@ -9,7 +9,7 @@ import logging
 import secrets
 
 from .application import Loaded, Matches
-from .core import decider
+from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.rng import seed_at
@@ -39,8 +39,9 @@ class History:
         loaded = self.matches.load(match_id)
         self._playable(loaded)
         plan = plan_undo(loaded.folded, seat, steps)
-        # Every other human seat votes; AI seats never block an undo.
-        voters = sorted(i for i, s in enumerate(loaded.record.seats) if not s.ai and i != seat)
+        # Every other human seat votes; AI seats (also a person's seat an AI plays now) never block an undo.
+        voters = sorted(i for i, s in enumerate(loaded.record.seats)
+                        if not s.ai and not lifecycle.taken_over(loaded.folded, i) and i != seat)
         if plan.kind == APPLY or not voters:
             return "applied", self._apply(loaded, seat, plan)
         request = {"id": secrets.token_hex(6), "seat": seat, "steps": steps, "target": plan.target,
@@ -99,7 +100,7 @@ class History:
         record = loaded.record
         if record.read_only:
             raise Conflict("This match is a read-only import.", code="read-only")
-        if status_of(record, self.matches.game(record), loaded.folded.state) == FINISHED:
+        if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) == FINISHED:
             raise Conflict("The match is over.", code="match-over")
 
     # -- fork --------------------------------------------------------------
@@ -108,7 +109,7 @@ class History:
         """A new match from a finished match's first ``version`` entries, with new tokens."""
         loaded = self.matches.load(match_id)
         record = loaded.record
-        if status_of(record, self.matches.game(record), loaded.folded.state) != FINISHED:
+        if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) != FINISHED:
             raise Conflict("Only a finished match can be forked (its history is public then).",
                            code="match-not-finished")
         if not 1 <= version <= loaded.version:
@@ -127,7 +128,10 @@ class History:
         new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=seed,
                           created=self.matches.clock(), seats=seat_objs,
                           forked_from={"match": match_id, "version": version}, seed_log=schedule)
-        return self._store_copy(new, entries)
+        loaded, tokens = self._store_copy(new, entries)
+        if loaded.folded.lifecycle is not None:  # the fork's own players, and its clocks run from now
+            loaded = self.matches.append(loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats))
+        return loaded, tokens
 
     def _store_copy(self, record: MatchRecord, entries: list[dict]) -> tuple[Loaded, dict[int, str]]:
         tokens = {i: new_token() for i, s in enumerate(record.seats) if s.filled and not s.ai and not record.read_only}
@@ -147,7 +151,7 @@ class History:
         loaded = self.matches.load(match_id)
         record = loaded.record
         game = self.matches.game(record)
-        finished = status_of(record, game, loaded.folded.state) == FINISHED
+        finished = status_of(record, game, loaded.folded.state, loaded.folded) == FINISHED
         raw = self.matches.store.read(match_id)
         doc = {
             "format": EXPORT_FORMAT,
@@ -159,7 +163,7 @@ class History:
             "options": record.options,
             "created": record.created,
             "version": loaded.version,
-            "outcome": game.outcome(loaded.folded.state),
+            "outcome": lifecycle.outcome(game, loaded.folded),
         }
         if finished:
             # Over: nothing is hidden any more, and the seeds let an importer re-check every
@@ -192,7 +196,7 @@ class History:
         if any(a[0] >= b[0] for a, b in zip(schedule, schedule[1:])):
             raise TamperedLog("The reseeds are not in increasing version order.", version=1)
         verified = verify_log(game, entries, len(seat_objs), doc["options"], schedule)
-        if game.outcome(verified.state) is None:
+        if lifecycle.outcome(game, verified) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
         record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=schedule[-1][1],
                              created=self.matches.clock(),
@@ -200,6 +204,23 @@ class History:
                              read_only=True, seed_log=schedule if len(schedule) > 1 else None)
         loaded, _ = self._store_copy(record, entries)
         return loaded
+
+
+def _check_lifecycle(game, folded: Folded, entry: dict, num_seats: int, version: int, bad) -> dict:
+    """A lifecycle entry as the log may hold it: a known action by a seat of the match, and a
+    resignation's or forfeit's outcome what the game says it is."""
+    action, seat = entry.get("action"), entry.get("seat")
+    if action not in lifecycle.ACTIONS or not (seat is None or isinstance(seat, int) and 0 <= seat < num_seats):
+        bad(version, "an unknown lifecycle action or seat")
+    if entry.get("events"):
+        bad(version, "a lifecycle entry carries no game events")
+    ends = action == lifecycle.RESIGN or (action == lifecycle.TIMEOUT
+                                          and (entry.get("policy") or {}).get("action") == lifecycle.FORFEIT)
+    if ends and entry.get("outcome") != lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats):
+        bad(version, "the outcome is not what the game says a resignation or forfeit means")
+    if action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") not in lifecycle.POLICIES:
+        bad(version, "an unknown timeout policy")
+    return {**entry, "num_seats": num_seats}
 
 
 def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str | list) -> Folded:
@@ -243,6 +264,8 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                     bad(i, "the undo does not restore the state of its target version")
                 expected = {"kind": "undo", "seat": entry.get("seat"), "target": target, "events": [],
                             "state": states[target]}
+            elif kind == "lifecycle":
+                expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
             else:
                 bad(i, f"unknown entry kind {kind!r}")
         except GameroomError as exc:

@@ -256,6 +256,13 @@ class Game:
         """
         raise NotImplementedError
 
+    def forfeit_outcome(self, state: State, losers: list[int], num_seats: int) -> dict | None:
+        """Optional. The outcome when the seats ``losers`` resign or forfeit (their time ran out).
+
+        ``None`` (the default): every other seat wins, with score 1 against 0.
+        """
+        return None
+
     def schemas(self) -> GameSchemas:
         """Required. The game's marshmallow schemas (see :class:`GameSchemas`)."""
         raise NotImplementedError

@@ -1,4 +1,4 @@
 """The HTTP API: flask-smorest blueprints, one per resource."""
-from . import games, health, history, matches, play, stream
+from . import games, health, history, lifecycle, matches, play, stream
 
-BLUEPRINTS = [health.blp, games.blp, history.blp, matches.blp, play.blp, stream.blp]
+BLUEPRINTS = [health.blp, games.blp, history.blp, matches.blp, play.blp, stream.blp, lifecycle.blp]

@@ -11,6 +11,7 @@ from schemas import (
 )
 from schemas.matches import MatchListSchema
 
+from ..core.matches import hash_token, new_token
 from . import presenters
 from .blueprint import Blueprint
 from .docs import PROBLEM
@@ -45,17 +46,21 @@ class MatchCollection(MethodView):
         """Create a match. Returns one secret token per human seat it filled, and the opening state
         as a spectator sees it."""
         matches = _matches()
-        loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"])
+        settings = current_app.extensions["gameroom_lifecycle"].settings(body)
+        admin = new_token()
+        loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"],
+                                        settings=settings, admin_hash=hash_token(admin))
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
         return presenters.json_response(
             {"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()},
-             "state": presenters.state(matches, loaded, None)},
+             "admin_token": admin, "state": presenters.state(matches, loaded, None)},
             201, headers)
 
     @blp.arguments(MatchListArgsSchema(), location="query")
     @blp.response(200, MatchListSchema)
     def get(self, args):
-        """The lobby: matches, newest first, filterable by game and status."""
+        """The lobby: matches, newest first, filterable by game and status. Unlisted (private)
+        matches are never listed; a match created with ``hide_names`` is listed without seat names."""
         matches = _matches()
         found, offset = [], args["offset"]
         # Filters are applied to the newest matches page by page; the lobby is small.
@@ -66,14 +71,14 @@ class MatchCollection(MethodView):
             offset += len(ids)
             for match_id in ids:
                 record = matches.records.get(match_id)
-                if record is None or record.game not in matches.registry:
+                if record is None or record.game not in matches.registry or record.settings.get("unlisted"):
                     continue
                 if args.get("game") and record.game != args["game"]:
                     continue
                 status, _ = matches.records.progress(match_id)
                 if args.get("status") and status != args["status"]:
                     continue
-                found.append(presenters.summary(matches, matches.load(match_id)))
+                found.append(presenters.lobby_summary(matches, matches.load(match_id)))
                 if len(found) == args["limit"]:
                     break
         return {"matches": found}

@@ -10,8 +10,9 @@ from schemas import (
 )
 
 from ..errors import BadRequest, NotFound, NotYourSeat
+from ..core import lifecycle
 from . import presenters
-from .auth import caller
+from .auth import bearer_token, caller
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -47,7 +48,9 @@ class State(MethodView):
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers
-        return presenters.json_response(presenters.state(matches, loaded, seat, args.get("include")), 200, headers)
+        return presenters.json_response(
+            presenters.state(matches, loaded, seat, args.get("include"), past=args.get("version") is not None),
+            200, headers)
 
 
 @blp.route("/<match_id>/legal-moves")
@@ -60,7 +63,8 @@ class LegalMoves(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         moves = []
-        if seat is not None and loaded.record.full:
+        if (seat is not None and loaded.record.full and not lifecycle.ended(loaded.folded)
+                and not lifecycle.taken_over(loaded.folded, seat)):
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
@@ -92,7 +96,7 @@ class Moves(MethodView):
         if key is not None and not 1 <= len(key) <= 128:
             raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
         result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
-                                idempotency_key=key, loaded=loaded, maybe_behind=True)
+                                idempotency_key=key, loaded=loaded, maybe_behind=True, token=bearer_token())
         [entry] = matches.redact(result.loaded, [result.entry], seat)
         return presenters.json_response({
             "version": result.version,

@@ -5,47 +5,81 @@ from flask import current_app
 
 from .. import jsoncodec
 from ..application import Loaded, Matches
+from ..core import lifecycle
 from ..core.matches import FINISHED, status_of
 
 
 def summary(matches: Matches, loaded: Loaded) -> dict:
     record, folded = loaded.record, loaded.folded
     game = matches.game(record)
-    status = status_of(record, game, folded.state)
+    status = status_of(record, game, folded.state, folded)
     return {
         "id": record.id,
         "game": record.game,
         "status": status,
         "version": folded.version,
         "seats": [s.as_dict() for s in record.seats],
-        "active_seats": game.active_seats(folded.state) if status != "waiting" else [],
-        "outcome": game.outcome(folded.state),
+        "active_seats": lifecycle.active_seats(game, folded) if status != "waiting" else [],
+        "outcome": lifecycle.outcome(game, folded),
         "options": record.options,
         "created": record.created,
+        **_lifecycle(matches, loaded),
     }
 
 
-def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None) -> dict:
+def lobby_summary(matches: Matches, loaded: Loaded) -> dict:
+    """The summary as the lobby lists it: without seat names if the creator chose ``hide_names``."""
+    out = summary(matches, loaded)
+    if loaded.record.settings.get("hide_names"):
+        out["seats"] = [{**s, "name": None} for s in out["seats"]]
+    return out
+
+
+def _lifecycle(matches: Matches, loaded: Loaded) -> dict:
+    """Clocks and seat control, when the match has any (see :mod:`service.core.lifecycle`)."""
+    record, overlay = loaded.record, loaded.folded.lifecycle
+    out = {}
+    if record.settings:
+        out["settings"] = {k: v for k, v in record.settings.items() if v is not None}
+    if overlay is None:
+        return out
+    clock = lifecycle.clock_view(overlay, matches.clock())
+    if clock is not None:
+        out["clock"] = clock
+    out["seat_control"] = lifecycle.seat_status(overlay, record.num_seats)
+    return out
+
+
+def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None,
+          past: bool = False) -> dict:
+    """The caller's state; ``past``: ``loaded`` is an earlier version (clocks as they were then)."""
     record, folded = loaded.record, loaded.folded
     game = matches.game(record)
-    status = status_of(record, game, folded.state)
+    status = status_of(record, game, folded.state, folded)
     out = {
         "match": record.id,
         "version": folded.version,
         "status": status,
         "seat": seat,
-        "active_seats": game.active_seats(folded.state) if status != "waiting" else [],
+        "active_seats": lifecycle.active_seats(game, folded) if status != "waiting" else [],
         "view": game.view(folded.state, seat),
-        "outcome": game.outcome(folded.state),
+        "outcome": lifecycle.outcome(game, folded),
     }
+    if folded.lifecycle is not None:
+        overlay = folded.lifecycle
+        clock = lifecycle.clock_view(overlay, None if past else matches.clock())
+        if clock is not None:
+            out["clock"] = clock
+        out["seat_control"] = lifecycle.seat_status(overlay, record.num_seats)
     if include == "legal_moves":
-        playing = seat is not None and status == "active" and not record.read_only
+        playing = (seat is not None and status == "active" and not record.read_only
+                   and not lifecycle.taken_over(folded, seat))  # an AI plays the seat now
         out["legal_moves"] = game.legal_moves(folded.state, seat) if playing else []
     return out
 
 
 def is_finished(matches: Matches, loaded: Loaded) -> bool:
-    return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state) == FINISHED
+    return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state, loaded.folded) == FINISHED
 
 
 def json_response(data, status: int = 200, headers: dict | None = None):

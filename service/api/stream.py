@@ -16,6 +16,7 @@ from marshmallow import Schema, fields
 from schemas.matches import MAX_NUMBER, number_field
 
 from .. import jsoncodec
+from ..core import lifecycle
 from ..errors import BadRequest
 from .auth import caller_seat
 from .blueprint import Blueprint
@@ -49,7 +50,8 @@ def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_a
         if not entries:
             yield ": keep-alive\n\n"
             loaded = matches.load(match_id)
-            if loaded.version <= after and matches.game(loaded.record).outcome(loaded.folded.state) is not None:
+            over = lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
+            if loaded.version <= after and over:
                 return
             continue
         loaded = matches.load(match_id)

@@ -19,9 +19,11 @@ from typing import Iterable
 
 from ..errors import Conflict, NotYourTurn, RuleViolation
 from ..plugin_api import Game, IllegalMove
+from . import lifecycle
 from .rng import rng_for
 
 SETUP, MOVE, UNDO = "setup", "move", "undo"
+LIFECYCLE = lifecycle.LIFECYCLE
 
 #: Undo reaches back at most this many effective steps (a bound on what a
 #: folded match carries; a turn is far shorter in every game).
@@ -48,9 +50,12 @@ class Folded:
     undone: set = field(default_factory=set)
     #: seats that have made at least one move (undo tells "nothing to undo" from "behind a reveal")
     movers: frozenset = frozenset()
+    #: clocks, takeovers and resignations (:mod:`service.core.lifecycle`); None when there are none
+    lifecycle: dict | None = None
 
     def to_snapshot(self) -> dict:
         return {
+            "lifecycle": self.lifecycle,
             "state": self.state,
             "version": self.version,
             "rules_version": self.rules_version,
@@ -70,6 +75,7 @@ class Folded:
             checkpoints=[tuple(c) for c in data["checkpoints"]],
             undone=set(data["undone"]),
             movers=frozenset(data.get("movers", ())),
+            lifecycle=data.get("lifecycle"),
         )
 
 
@@ -92,6 +98,22 @@ def setup_entry(game: Game, num_seats: int, options: dict, seed: str) -> dict:
 
 def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     """Fold one entry. Returns a new :class:`Folded`; ``folded`` is not changed."""
+    new = _apply_entry(game, folded, entry)
+    kind = entry["kind"]
+    if kind == SETUP and entry.get("lifecycle"):
+        overlay = lifecycle.initial(entry["lifecycle"], entry["num_seats"], entry.get("time"),
+                                    entry.get("started", True))
+        new.lifecycle = lifecycle.evolve(overlay, entry, entry["num_seats"], game.active_seats(new.state),
+                                         game.outcome(new.state) is not None)
+    elif folded.lifecycle is not None or kind == LIFECYCLE:
+        num_seats = len(folded.lifecycle["turn_start"]) if folded.lifecycle else entry["num_seats"]
+        over = game.outcome(new.state) is not None
+        new.lifecycle = lifecycle.evolve(folded.lifecycle, entry, num_seats,
+                                         [] if over else game.active_seats(new.state), over)
+    return new
+
+
+def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     kind = entry["kind"]
     version = folded.version + 1
     if entry.get("version", version) != version:
@@ -111,6 +133,9 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             undone=folded.undone | cancelled,
             movers=folded.movers,
         )
+    if kind == LIFECYCLE:  # no game events; nothing is undone across a takeover or a resignation
+        return Folded(state=folded.state, version=version, rules_version=folded.rules_version, slug=folded.slug,
+                      checkpoints=[(version, entry.get("seat"))], undone=folded.undone, movers=folded.movers)
     # Each entry records the rules version of the code that decided it; events
     # written under an older version are upcast to the current one on the way in.
     written_under = entry.get("rules_version", folded.rules_version)
@@ -151,7 +176,7 @@ def decide(game: Game, folded: Folded, seat: int, move: dict, seed: str) -> dict
     the version the entry will take, so deciding again draws the same.
     """
     state = folded.state
-    if game.outcome(state) is not None:
+    if game.outcome(state) is not None or lifecycle.ended(folded):
         raise Conflict("The match is over.", code="match-over")
     if seat not in game.active_seats(state):
         raise NotYourTurn(f"Seat {seat} may not act now.")

@@ -9,6 +9,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from ..plugin_api import Game
+from . import lifecycle
 
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
 
@@ -60,6 +61,8 @@ class MatchRecord:
     def seed_schedule(self) -> list:
         """``[[from_version, seed], ...]``: which seed decided which part of the log."""
         return self.seed_log or [[1, self.seed]]
+    #: lifecycle settings chosen at creation: clock, timeout, unlisted, hide_names, rematch_of
+    settings: dict = field(default_factory=dict)
 
     @property
     def num_seats(self) -> int:
@@ -76,9 +79,13 @@ class MatchRecord:
         return {i: s.ai for i, s in enumerate(self.seats) if s.ai}
 
 
-def status_of(record: MatchRecord, game: Game, state) -> str:
+def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
+    """``waiting``, ``active`` or ``finished``; pass the ``folded`` match too, so that a
+    resignation or a forfeit (:mod:`service.core.lifecycle`) counts."""
     if not record.full:
         return WAITING
+    if folded is not None and folded.lifecycle and folded.lifecycle["ended"]:
+        return FINISHED
     return FINISHED if game.outcome(state) is not None else ACTIVE
 
 
@@ -101,6 +108,9 @@ def redact_entry(game: Game, entry: dict, viewer: int | None, names: list[str],
     }
     if entry["kind"] == "undo":
         out["target"] = entry["target"]
+    if entry["kind"] == lifecycle.LIFECYCLE:  # the platform's own entry: nothing in it is hidden
+        out.update(lifecycle.public_fields(entry))
+        out["text"] = lifecycle.describe(entry, names)
     if entry.get("move") is not None and (public or viewer == entry.get("seat")):
         out["move"] = entry["move"]
     return out

@@ -47,6 +47,9 @@ def undo_requests(match_id: str) -> str:
 def seed_secret() -> str:
     """String: the server secret mixed into every match seed (see ``seed_secret.py``)."""
     return f"{PREFIX}:seed-secret"
+def rematch_lock(match_id: str) -> str:
+    """String with a TTL: held by the one request creating the rematch of a finished match."""
+    return _match(match_id, "rematch-lock")
 
 
 def lobby() -> str:
@@ -57,3 +60,8 @@ def lobby() -> str:
 def ai_job_id(match_id: str, version: int, seat: int) -> str:
     """RQ job id of the AI move for ``seat`` at ``version`` (deterministic, so enqueues dedupe)."""
     return f"{PREFIX}-ai-{match_id}-{version}-{seat}"
+
+
+def timeout_job_id(match_id: str, version: int, seat: int) -> str:
+    """RQ job id of the timeout of ``seat``'s clock at ``version`` (deterministic, so schedules dedupe)."""
+    return f"{PREFIX}-timeout-{match_id}-{version}-{seat}"

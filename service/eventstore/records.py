@@ -26,14 +26,20 @@ class MatchRecords:
         pipe.execute()
 
     @staticmethod
-    def queue_create(pipe, record: MatchRecord, tokens: dict[int, str]) -> None:
-        """Queue :meth:`create`'s writes on ``pipe`` (a transaction, to write them with other steps at once)."""
+    def queue_create(pipe, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
+        """Queue :meth:`create`'s writes on ``pipe`` (a transaction, to write them with other steps at once).
+
+        ``admin_hash``: the hash of the creator's admin token (kept in the record hash as ``admin``)."""
         static = {"id": record.id, "game": record.game, "options": record.options,
                   "seed": record.seed, "created": record.created, "num_seats": record.num_seats,
                   "read_only": record.read_only, "forked_from": record.forked_from}
         if record.seed_log:
             static["seed_log"] = record.seed_log
+        if record.settings:
+            static["settings"] = record.settings
         mapping = {"record": json.dumps(static), "status": "waiting", "version": 0}
+        if admin_hash:
+            mapping["admin"] = admin_hash
         for i, seat in enumerate(record.seats):
             if seat.filled:
                 mapping[f"seat:{i}"] = json.dumps({"name": seat.name, "ai": seat.ai})
@@ -71,7 +77,7 @@ class MatchRecords:
         return MatchRecord(id=static["id"], game=static["game"], options=static["options"],
                            seed=static["seed"], created=static["created"], seats=seats,
                            read_only=static.get("read_only", False), forked_from=static.get("forked_from"),
-                           seed_log=static.get("seed_log"))
+                           seed_log=static.get("seed_log"), settings=static.get("settings") or {})
 
     def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
         """Claim an open seat; False if someone else already holds it."""

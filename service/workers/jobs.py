@@ -57,6 +57,7 @@ import time
 from ..ai import builtin_levels, choose_move
 from ..ai.levels import random_policy
 from ..application import Matches
+from ..core import lifecycle
 from ..errors import GameroomError
 from ..plugin_api import Rng
 
@@ -100,6 +101,9 @@ def matches_for(connection, queue_name: str | None = None) -> Matches:
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries,
                       seeding=seeding_for(config, connection))
     matches.after_append.append(AIScheduler(connection, queue_name or config.queue))
+    from .timeouts import TimeoutScheduler
+
+    matches.after_append.append(TimeoutScheduler(connection, queue_name or config.queue))
     return matches
 
 
@@ -132,9 +136,9 @@ def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: 
     loaded = matches.load(match_id, version)
     record, state = loaded.record, loaded.folded.state
     game = matches.game(record)
-    if game.outcome(state) is not None:
+    if lifecycle.outcome(game, loaded.folded) is not None:
         return {"status": "finished", "version": current}
-    level = record.seats[seat].ai
+    level = lifecycle.ai_level(record, loaded.folded, seat)  # an AI seat's, or a takeover's
     if level is None or seat not in game.active_seats(state):
         return {"status": "not-active", "version": current}
     key, actor = job_id, f"ai:{level}"

@@ -29,6 +29,7 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from ..ai.levels import time_budget
+from ..core import lifecycle
 from ..core.matches import ACTIVE, status_of
 from ..eventstore import keys
 
@@ -69,11 +70,11 @@ class AIScheduler:
     def __call__(self, matches, loaded, entry) -> list[str]:
         """Enqueue a job for each active AI seat of ``loaded``; returns the ids enqueued now."""
         record, folded = loaded.record, loaded.folded
-        ai = record.ai_seats()
+        ai = lifecycle.ai_seats(record, folded)  # with the seats an AI took over
         if not ai or record.read_only:
             return []
         game = matches.game(record)
-        if status_of(record, game, folded.state) != ACTIVE:
+        if status_of(record, game, folded.state, folded) != ACTIVE:
             return []
         policies = matches.registry.ai_policies(game)
         enqueued = []

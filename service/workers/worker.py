@@ -42,6 +42,13 @@ class AIWorker(Worker):
             jobs.use_registry(registry)
         jobs.current_registry()  # discover plugins now, in the parent, not in every horse
 
+    @property
+    def dequeue_timeout(self) -> int:
+        """An idle worker wakes every maintenance interval (RQ's default: every 405 s), so that its
+        maintenance takes over RQ's scheduler (which fires clock timeouts) soon after the lock of a
+        dead host's scheduler expired."""
+        return max(1, min(super().dequeue_timeout, MAINTENANCE_INTERVAL))
+
 
 def run(url: str, queue: str, burst: bool = False, log_level: str = "INFO") -> bool:
     worker = AIWorker([queue], connection=redis.Redis.from_url(url))

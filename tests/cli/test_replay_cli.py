@@ -41,3 +41,16 @@ def test_replay_steps_tells_the_match_in_sentences(plain_matches, redis_server):
 def test_replay_of_an_unknown_match_fails_clearly(redis_server):
     result = CliRunner().invoke(main, ["replay", "nope"], env={"GAMEROOM_REDIS_URL": redis_server.url})
     assert result.exit_code != 0 and "No match nope" in result.output
+
+
+def test_replay_of_a_resigned_match_tells_the_resignation_and_its_outcome(plain_matches, redis_server):
+    from service.lifecycle import Lifecycle
+
+    loaded, _ = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], seed="cli-resign")
+    Lifecycle(plain_matches).resign(loaded.record.id, 1)
+    env = {"GAMEROOM_REDIS_URL": redis_server.url}
+    result = CliRunner().invoke(main, ["replay", loaded.record.id, "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["outcome"] == {"scores": [1.0, 0.0], "winners": [0]}
+    result = CliRunner().invoke(main, ["replay", loaded.record.id, "--steps"], env=env)
+    assert "v    2  Bo resigned." in result.output

@@ -1,0 +1,230 @@
+"""Use cases around the players: resign, leave to an AI, reclaim, timeouts, rematch.
+
+Built on :class:`service.application.Matches` (free of HTTP and RQ, like it).
+Every action here is a lifecycle entry in the match's stream (see
+:mod:`service.core.lifecycle`), appended at the version the action was
+judged on: two racing actions cannot both apply, and a repeated one finds
+the match already changed and does nothing.
+"""
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+
+from .application import Loaded, Matches
+from .core import lifecycle
+from .core.matches import ACTIVE, FINISHED, hash_token, new_match_id, new_token, status_of
+from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed, VersionConflict
+from .eventstore import keys
+
+log = logging.getLogger(__name__)
+
+#: The creator of a rematch holds its lock at most this long (a crashed request's lock expires);
+#: racing requests wait this long for the match to appear.
+REMATCH_LOCK_SECONDS, REMATCH_WAIT_SECONDS = 30, 5.0
+
+
+class Lifecycle:
+    def __init__(self, matches: Matches):
+        self.matches = matches
+        self.redis = matches.store.redis
+
+    # -- helpers -------------------------------------------------------------
+
+    def _status(self, loaded: Loaded) -> str:
+        return status_of(loaded.record, self.matches.game(loaded.record), loaded.folded.state, loaded.folded)
+
+    def _active(self, loaded: Loaded) -> None:
+        if loaded.record.read_only:
+            raise Conflict("This match is a read-only import.", code="read-only")
+        status = self._status(loaded)
+        if status == FINISHED:
+            raise Conflict("The match is over.", code="match-over")
+        if status != ACTIVE:
+            raise Conflict("The match has open seats and has not started.", code="match-not-started")
+
+    def _append(self, match_id: str, build) -> tuple[Loaded, dict]:
+        """Append ``build(loaded)``'s entry at the latest version; retried if the match moved meanwhile."""
+        for _attempt in range(self.matches.append_retries):
+            loaded = self.matches.load(match_id)
+            entry = build(loaded)
+            try:
+                new = self.matches.append(loaded, entry)
+            except VersionConflict:
+                continue
+            return new, self.matches.store.entry(match_id, new.version)
+        raise Conflict("The match is too busy; try again.", code="busy")
+
+    def check_admin(self, match_id: str, admin_token: str | None) -> None:
+        """Refuse unless ``admin_token`` is the match creator's admin token."""
+        self.matches.record(match_id)
+        stored = self.redis.hget(keys.meta(match_id), "admin")
+        if not admin_token or stored is None or not hmac.compare_digest(stored.decode(), hash_token(admin_token)):
+            raise Unauthorized("This needs the match's admin token (returned when it was created).",
+                               code="bad-admin-token")
+
+    def _level(self, loaded: Loaded, level: str | None) -> str:
+        level = level or lifecycle.DEFAULT_LEVEL
+        game = self.matches.game(loaded.record)
+        if level not in self.matches.ai_levels(game):
+            raise ValidationFailed(f"Unknown AI level '{level}'.", code="unknown-ai-level",
+                                   errors={"level": [f"one of {self.matches.ai_levels(game)}"]})
+        return level
+
+    def settings(self, body: dict) -> dict:
+        """The lifecycle settings of a creation request (clock, timeout, unlisted, hide_names), checked."""
+        settings = {k: body.get(k) for k in ("clock", "timeout") if body.get(k)}
+        settings.update({k: True for k in ("unlisted", "hide_names") if body.get(k)})
+        if "timeout" in settings:
+            game = self.matches.registry.get(body["game"])
+            if settings["timeout"]["level"] not in self.matches.ai_levels(game):
+                raise ValidationFailed(f"Unknown AI level '{settings['timeout']['level']}'.", code="unknown-ai-level",
+                                       errors={"timeout": {"level": [f"one of {self.matches.ai_levels(game)}"]}})
+            if "clock" not in settings:
+                raise ValidationFailed("A timeout policy needs a clock.", code="timeout-without-clock",
+                                       errors={"timeout": ["needs a clock"]})
+        return settings
+
+    # -- resign, leave, reclaim ------------------------------------------------
+
+    def resign(self, match_id: str, seat: int) -> tuple[Loaded, dict]:
+        """``seat`` concedes: the match ends; the others win unless the game says otherwise."""
+        def build(loaded):
+            self._active(loaded)
+            game = self.matches.game(loaded.record)
+            outcome = lifecycle.forfeit_outcome(game, loaded.folded.state, [seat], loaded.record.num_seats)
+            return lifecycle.entry(lifecycle.RESIGN, seat, num_seats=loaded.record.num_seats, outcome=outcome)
+
+        new, entry = self._append(match_id, build)
+        log.info("match %s: seat %d resigned", match_id, seat)
+        return new, entry
+
+    def leave(self, match_id: str, seat: int, token: str, level: str | None = None) -> tuple[Loaded, dict]:
+        """``seat`` hands itself to an AI of ``level`` for the rest of the match; ``token`` stops working."""
+        def build(loaded):
+            self._active(loaded)
+            if lifecycle.taken_over(loaded.folded, seat):
+                raise Conflict("An AI plays this seat already.", code="seat-played-by-ai")
+            return lifecycle.entry(lifecycle.LEAVE, seat, num_seats=loaded.record.num_seats,
+                                   level=self._level(loaded, level),
+                                   revoked=[lifecycle.token_digest(hash_token(token))])
+
+        new, entry = self._append(match_id, build)
+        log.info("match %s: seat %d left to an AI", match_id, seat)
+        return new, entry
+
+    def reclaim(self, match_id: str, seat: int, admin_token: str | None) -> tuple[Loaded, str]:
+        """The creator takes a left seat back for a person: returns the seat's new token."""
+        self.check_admin(match_id, admin_token)
+        token = new_token()
+
+        def build(loaded):
+            if not 0 <= seat < loaded.record.num_seats:
+                raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
+            self._active(loaded)
+            overlay = loaded.folded.lifecycle
+            if not overlay or not overlay["left"][seat]:
+                raise Conflict("Only a seat that was left can be reclaimed.", code="seat-not-left")
+            return lifecycle.entry(lifecycle.RECLAIM, seat, num_seats=loaded.record.num_seats)
+
+        # The token is stored before the entry that makes the seat human again, so
+        # it works the moment the entry is visible; if the append is refused, it
+        # maps to a seat an AI plays (refused with seat-played-by-ai) until reclaimed.
+        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
+        new, _entry = self._append(match_id, build)
+        log.info("match %s: seat %d reclaimed by the creator", match_id, seat)
+        return new, token
+
+    # -- timeouts ----------------------------------------------------------------
+
+    def timeout(self, match_id: str, version: int, seat: int, now: float) -> dict:
+        """Apply the timeout policy to ``seat`` if the match is still at ``version`` and its time ran out.
+
+        Returns ``{"status": ...}``: ``applied`` (with ``version``), ``stale``
+        (something was appended since: a move in time), ``early`` (with the
+        ``deadline``: the clock has not run out yet), ``not-running`` or ``finished``.
+        """
+        loaded = self.matches.load(match_id)
+        if loaded.version != version:
+            return {"status": "stale", "version": loaded.version}
+        if self._status(loaded) != ACTIVE:
+            return {"status": "finished" if self._status(loaded) == FINISHED else "not-running"}
+        overlay = loaded.folded.lifecycle
+        due = lifecycle.deadline(overlay, seat)
+        if due is None or lifecycle.taken_over(loaded.folded, seat) or loaded.record.seats[seat].ai:
+            return {"status": "not-running"}
+        if now < due:
+            return {"status": "early", "deadline": due}
+        game = self.matches.game(loaded.record)
+        entry = lifecycle.timeout_entry(game, loaded.folded, seat, loaded.record.num_seats)
+        entry["num_seats"] = loaded.record.num_seats
+        try:
+            new = self.matches.append(loaded, entry)
+        except VersionConflict:
+            return {"status": "stale", "version": self.matches.store.version(match_id)}
+        log.info("match %s: seat %d ran out of time at v%d (%s)", match_id, seat, version,
+                 entry["policy"]["action"])
+        return {"status": "applied", "version": new.version}
+
+    # -- rematch -----------------------------------------------------------------
+
+    def rematch(self, match_id: str, seat: int | None, admin_token: str | None = None) -> dict:
+        """The next match of a finished one: same game, options, settings and seats.
+
+        The first call creates it (human seats reserved for the same seats,
+        AI seats keep their level); each human seat that calls gets its new
+        token there. The creator's admin token carries over. Returns
+        ``{"match": Loaded, "seat": n or None, "token": str or None}``.
+        """
+        if seat is None:
+            self.check_admin(match_id, admin_token)
+        loaded = self.matches.load(match_id)
+        record = loaded.record
+        if seat is not None and record.seats[seat].ai:
+            raise Forbidden("An AI seat does not accept rematches.", code="not-your-seat")
+        if self._status(loaded) != FINISHED:
+            raise Conflict("A rematch is offered once the match is over.", code="match-not-finished")
+        if record.read_only:
+            raise Conflict("This match is a read-only import.", code="read-only")
+        planned = new_match_id()
+        meta = keys.meta(match_id)
+        created_now = bool(self.redis.hsetnx(meta, "rematch", planned))
+        next_id = planned if created_now else self.redis.hget(meta, "rematch").decode()
+        if self.matches.records.get(next_id) is None:
+            self._create_rematch(record, next_id)
+        token = None
+        if seat is not None:
+            token = new_token()
+            if not self.matches.records.claim(next_id, seat, record.seats[seat].name, token):
+                raise Conflict("Your seat in the rematch is taken already.", code="seat-taken")
+            self.matches.seat_claimed(next_id)
+            self._append(match_id, lambda _l: lifecycle.entry(lifecycle.REMATCH, seat, num_seats=record.num_seats,
+                                                              next=next_id))
+        elif created_now:
+            self._append(match_id, lambda _l: lifecycle.entry(lifecycle.REMATCH, None, num_seats=record.num_seats,
+                                                              next=next_id))
+        return {"match": self.matches.load(next_id), "seat": seat, "token": token}
+
+    def _create_rematch(self, record, next_id: str) -> None:
+        """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it."""
+        lock = keys.rematch_lock(record.id)
+        if not self.redis.set(lock, next_id, nx=True, ex=REMATCH_LOCK_SECONDS):
+            deadline = time.monotonic() + REMATCH_WAIT_SECONDS
+            while self.matches.records.get(next_id) is None:
+                if time.monotonic() > deadline:
+                    raise Conflict("The rematch is being set up; try again.", code="busy")
+                time.sleep(0.02)
+            return
+        try:
+            if self.matches.records.get(next_id) is not None:
+                return
+            seats = [{"name": s.name, "ai": s.ai} if s.ai else None for s in record.seats]
+            settings = {**record.settings, "rematch_of": record.id,
+                        "reserved": [i for i, s in enumerate(record.seats) if not s.ai]}
+            admin = self.redis.hget(keys.meta(record.id), "admin")
+            self.matches.create(record.game, seats, record.options, None, settings=settings,
+                                match_id=next_id, admin_hash=admin.decode() if admin else None)
+            log.info("match %s: rematch %s created", record.id, next_id)
+        finally:
+            self.redis.delete(lock)

@@ -1,0 +1,352 @@
+"""Resign, leave to an AI, reclaim with the creator's token, private matches and hidden names, rematch.
+
+Every response is checked against openapi.yaml by the ``api`` fixture.
+"""
+import json
+
+from rq.serializers import JSONSerializer
+from rq import Queue
+from rq.registry import ScheduledJobRegistry
+
+from service.eventstore import keys
+
+from .conftest import problem
+
+NIM_TAKE = {"type": "take", "pile": 0, "count": 1}
+
+
+def _create(api, seats=None, game="nim", **body):
+    seats = seats if seats is not None else [{"name": "Ana"}, {"name": "Bo"}]
+    r = api.post("/api/matches", {"game": game, "seats": seats, **body})
+    assert r.status_code == 201, r.get_json()
+    data = r.get_json()
+    return data["match"]["id"], {int(k): v for k, v in data["tokens"].items()}, data["admin_token"]
+
+
+def _first(api, match_id):
+    """The seat to move first (Nim draws it)."""
+    return api.state(match_id)["active_seats"][0]
+
+
+def _history(api, match_id, token=None):
+    r = api.get(f"/api/matches/{match_id}/events", token=token)
+    assert r.status_code == 200
+    return r.get_json()["entries"]
+
+
+# -- resign --------------------------------------------------------------------
+
+def test_resign_ends_the_match_and_the_others_win(api):
+    match_id, tokens, _admin = _create(api)
+    r = api.post(f"/api/matches/{match_id}/resign", token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["entry"]["kind"] == "lifecycle" and body["entry"]["action"] == "resign"
+    assert body["entry"]["text"] == ["Ana resigned."]
+    assert body["match"]["status"] == "finished"
+    assert body["match"]["outcome"]["winners"] == [1]
+    assert body["match"]["outcome"]["scores"] == [0.0, 1.0]
+    assert body["match"]["active_seats"] == []
+    # the match is over for moves, for a second resignation, and in the state and lobby status
+    problem(api.move(match_id, tokens[1], NIM_TAKE), 409, "match-over")
+    problem(api.post(f"/api/matches/{match_id}/resign", token=tokens[1]), 409, "match-over")
+    assert api.state(match_id, tokens[1])["status"] == "finished"
+    assert api.get(f"/api/matches/{match_id}/legal-moves", token=tokens[1]).get_json()["moves"] == []
+    # an entry of the history, for everyone
+    [last] = _history(api, match_id)[-1:]
+    assert last["action"] == "resign" and last["seat"] == 0 and last["outcome"]["winners"] == [1]
+
+
+def test_resign_needs_a_seat_token(api):
+    match_id, _tokens, admin = _create(api)
+    problem(api.post(f"/api/matches/{match_id}/resign"), 401, "token-required")
+    problem(api.post(f"/api/matches/{match_id}/resign", token=admin), 401, "bad-token")
+    problem(api.post(f"/api/matches/{match_id}/resign", token="x" * 30), 401, "bad-token")
+    assert api.state(match_id)["status"] == "active" and api.state(match_id)["version"] == 1
+
+
+# -- leave and reclaim ---------------------------------------------------------------
+
+def test_leave_hands_the_seat_to_an_ai_and_revokes_the_token(api, redis_client):
+    match_id, tokens, _admin = _create(api)
+    first = _first(api, match_id)
+    r = api.post(f"/api/matches/{match_id}/leave", {"level": "greedy"}, token=tokens[first])
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["entry"]["action"] == "leave" and body["entry"]["level"] == "greedy"
+    assert "revoked" not in body["entry"]  # what identifies the old token is never shown
+    control = body["match"]["seat_control"]
+    assert control[first] == {"seat": first, "left": True, "takeover": {"level": "greedy", "until": "match"}}
+    assert control[1 - first]["takeover"] is None
+    # the old token no longer acts (nor sees the seat's view)
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 401, "bad-token")
+    problem(api.get(f"/api/matches/{match_id}/state", token=tokens[first]), 401, "bad-token")
+    # the seat is active: the ordinary AI path got a job for it
+    queue = Queue("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    assert keys.ai_job_id(match_id, body["version"], first) in queue.job_ids
+
+
+def test_only_the_creator_reclaims_a_left_seat(api):
+    match_id, tokens, admin = _create(api)
+    s = _first(api, match_id)
+    problem(api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=admin), 409, "seat-not-left")
+    api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[s])
+    for wrong in (None, tokens[0], tokens[1], "y" * 32):
+        problem(api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=wrong), 401, "bad-admin-token")
+    problem(api.post(f"/api/matches/{match_id}/seats/7/reclaim", token=admin), 404, "no-such-seat")
+    r = api.post(f"/api/matches/{match_id}/seats/{s}/reclaim", token=admin)
+    assert r.status_code == 201, r.get_json()
+    new = r.get_json()["token"]
+    assert new not in tokens.values()
+    assert api.state(match_id, new)["seat"] == s
+    problem(api.get(f"/api/matches/{match_id}/state", token=tokens[s]), 401, "bad-token")  # still revoked
+    r = api.move(match_id, new, NIM_TAKE)
+    assert r.status_code == 201, r.get_json()
+    actions = [e.get("action") for e in _history(api, match_id) if e["kind"] == "lifecycle"]
+    assert actions == ["leave", "reclaim"]
+
+
+def test_a_seat_played_by_an_ai_refuses_its_persons_moves(api, matches):
+    match_id, tokens, admin = _create(api)
+    api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[0])
+    token = api.post(f"/api/matches/{match_id}/seats/0/reclaim", token=admin).get_json()["token"]
+    problem(api.post(f"/api/matches/{match_id}/seats/0/reclaim", token=admin), 409, "seat-not-left")
+    # leaving twice: the second time from the reclaimed token
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=token).status_code == 201
+    problem(api.post(f"/api/matches/{match_id}/leave", {}, token=token), 401, "bad-token")
+
+
+def test_leave_refuses_an_unknown_level_and_changes_nothing(api):
+    match_id, tokens, _admin = _create(api)
+    problem(api.post(f"/api/matches/{match_id}/leave", {"level": "../../etc"}, token=tokens[0]),
+            422, "unknown-ai-level")
+    assert api.state(match_id)["version"] == 1
+    assert api.state(match_id, tokens[0])["seat"] == 0
+
+
+# -- private matches, hidden names ------------------------------------------------------
+
+def _lobby_ids(api, **query):
+    q = "&".join(f"{k}={v}" for k, v in query.items())
+    r = api.get(f"/api/matches?{q}" if q else "/api/matches")
+    assert r.status_code == 200
+    return {m["id"]: m for m in r.get_json()["matches"]}
+
+
+def test_an_unlisted_match_is_not_in_the_lobby_but_reachable_by_id(api):
+    public_id, _t, _a = _create(api)
+    private_id, tokens, _a = _create(api, unlisted=True)
+    listed = _lobby_ids(api, limit=200)
+    assert public_id in listed and private_id not in listed
+    assert private_id not in _lobby_ids(api, game="nim", status="active", limit=200)
+    r = api.get(f"/api/matches/{private_id}")
+    assert r.status_code == 200 and r.get_json()["settings"] == {"unlisted": True}
+    assert api.move(private_id, tokens[_first(api, private_id)], NIM_TAKE).status_code == 201
+
+
+def test_the_lobby_hides_seat_names_when_asked(api):
+    match_id, _tokens, _admin = _create(api, hide_names=True)
+    listed = _lobby_ids(api, limit=200)[match_id]
+    assert [s["name"] for s in listed["seats"]] == [None, None]
+    assert "Ana" not in str(listed)
+
+
+def test_creation_refuses_bad_lifecycle_settings(api):
+    for body, code in (({"clock": {}}, "validation-error"),
+                       ({"clock": {"per_move": 0}}, "validation-error"),
+                       ({"clock": {"per_move": "soon"}}, "validation-error"),
+                       ({"clock": {"per_move": 5, "increment": 2}}, "validation-error"),
+                       ({"clock": {"per_move": 5}, "timeout": {"action": "explode"}}, "validation-error"),
+                       ({"clock": {"per_move": 5}, "timeout": {"level": "nope"}}, "unknown-ai-level"),
+                       ({"timeout": {"action": "forfeit"}}, "timeout-without-clock"),
+                       ({"unlisted": "maybe"}, "validation-error")):
+        r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], **body})
+        assert r.status_code == 422, (body, r.get_json())
+        assert r.get_json()["code"] == code, (body, r.get_json())
+
+
+# -- rematch ---------------------------------------------------------------------------
+
+def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
+    match_id, tokens, admin = _create(api, seats=[{"name": "Ana"}, {"name": "Bo"}, {"name": "Bot", "ai": "random"}],
+                                      game="stars-are-right", unlisted=True)
+    options = api.get(f"/api/matches/{match_id}").get_json()["options"]
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "match-not-finished")
+    api.post(f"/api/matches/{match_id}/resign", token=tokens[1])
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    first = r.get_json()
+    rematch = first["match"]
+    assert rematch["game"] == "stars-are-right" and rematch["options"] == options
+    assert rematch["settings"]["unlisted"] is True and rematch["settings"]["rematch_of"] == match_id
+    assert [s["name"] for s in rematch["seats"]] == ["Ana", None, "Bot"]
+    assert rematch["seats"][2]["ai"] == "random" and rematch["status"] == "waiting"
+    assert first["seat"] == 0 and first["token"] not in tokens.values()
+    # a stranger cannot take Bo's seat; Bo accepts with the old token, and the match starts
+    problem(api.post(f"/api/matches/{rematch['id']}/seats/1", {"name": "Eve"}), 409, "seat-reserved")
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1])
+    assert r.status_code == 201, r.get_json()
+    second = r.get_json()
+    assert second["match"]["id"] == rematch["id"] and second["seat"] == 1
+    assert second["match"]["status"] == "active"
+    assert api.state(rematch["id"], second["token"])["seat"] == 1
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]), 409, "seat-taken")
+    # the creator's admin token carries over; the old match's stream tells of the rematch
+    r = api.post(f"/api/matches/{rematch['id']}/rematch", token=admin)
+    problem(r, 409, "match-not-finished")
+    rematches = [e for e in _history(api, match_id) if e.get("action") == "rematch"]
+    assert [(e["seat"], e["next"]) for e in rematches] == [(0, rematch["id"]), (1, rematch["id"])]
+
+
+# -- clocks in every view -----------------------------------------------------------------
+
+class _Clock:
+    def __init__(self, t):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def test_clocks_show_in_state_summary_and_past_versions(api, matches, redis_client):
+    matches.clock = clock = _Clock(1_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"bank": 60, "increment": 5})
+    first = _first(api, match_id)
+    clock.t += 12.5
+    state = api.state(match_id, tokens[first])
+    assert state["clock"]["running"] == [first] and state["clock"]["at"] == 1_000_012.5
+    assert state["clock"]["seats"][first]["remaining"] == 47.5
+    assert state["clock"]["seats"][first]["deadline"] == 1_000_060.0
+    assert state["clock"]["timeout"] == {"action": "ai-turn", "level": "random"}
+    # the seat's timeout is scheduled at its deadline; the move in time takes it off the schedule
+    scheduled = ScheduledJobRegistry("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    assert keys.timeout_job_id(match_id, 1, first) in scheduled.get_job_ids()
+    assert scheduled.get_scheduled_time(keys.timeout_job_id(match_id, 1, first)).timestamp() == 1_000_060.0
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    assert keys.timeout_job_id(match_id, 1, first) not in scheduled.get_job_ids()
+    assert keys.timeout_job_id(match_id, 2, 1 - first) in scheduled.get_job_ids()
+    clock.t += 1.0
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["clock"]["running"] == [1 - first]
+    assert summary["clock"]["seats"][first]["remaining"] == 52.5  # 60 - 12.5 + 5
+    assert summary["clock"]["seats"][1 - first]["remaining"] == 59.0
+    then = api.state(match_id, tokens[first], version=1)
+    assert then["clock"]["at"] == 1_000_000.0 and then["clock"]["seats"][first]["remaining"] == 60.0
+    assert then["clock"]["running"] == [first]
+
+
+def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
+    matches.clock = clock = _Clock(2_000_000.0)
+    match_id, _tokens, _admin = _create(api, seats=[{"name": "Ana"}, None], clock={"per_move": 30})
+    assert api.get(f"/api/matches/{match_id}").get_json()["clock"]["running"] == []
+    clock.t += 100
+    r = api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"})
+    assert r.status_code == 201
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["version"] == 2 and summary["clock"]["running"] == summary["active_seats"]
+    [seat] = summary["active_seats"]
+    assert summary["clock"]["seats"][seat]["deadline"] == 2_000_130.0
+    assert _history(api, match_id)[-1]["action"] == "start"
+
+
+def _sse(response):
+    frames = []
+    for block in response.get_data(as_text=True).split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if "data" in fields:
+            frames.append(json.loads(fields["data"]))
+    return frames
+
+
+def test_lifecycle_entries_are_in_the_stream_as_in_the_history(api):
+    match_id, tokens, admin = _create(api, game="stars-are-right")
+    first = _first(api, match_id)
+    other = 1 - first
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[first]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/seats/{first}/reclaim", token=admin).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[other]).status_code == 201
+    for viewer in (None, tokens[other]):
+        frames = _sse(api.get(f"/api/matches/{match_id}/stream", token=viewer))
+        history = _history(api, match_id, viewer)
+        assert frames == history
+        lifecycle_entries = [e for e in history if e["kind"] == "lifecycle"]
+        assert [e["action"] for e in lifecycle_entries] == ["leave", "reclaim", "resign"]
+        assert [e["seat"] for e in lifecycle_entries] == [first, first, other]
+        assert all(e["text"] and e["events"] == [] for e in lifecycle_entries)
+        assert "revoked" not in json.dumps(history)
+
+
+def test_a_resigned_match_exports_and_imports_with_its_lifecycle_entries(api):
+    match_id, tokens, _admin = _create(api)
+    first = _first(api, match_id)
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[first]).status_code == 201
+    doc = api.get(f"/api/matches/{match_id}/export").get_json()
+    assert doc["complete"] and doc["outcome"]["winners"] == [1 - first]
+    r = api.post("/api/matches/import", doc)
+    assert r.status_code == 201, r.get_json()
+    imported = r.get_json()["match"]
+    assert imported["status"] == "finished" and imported["outcome"] == doc["outcome"]
+    # a resignation whose outcome was edited is refused
+    doc["entries"][-1]["outcome"] = {"scores": [1.0, 1.0], "winners": [0, 1]}
+    problem(api.post("/api/matches/import", doc), 422, "tampered-log")
+
+
+def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing(api):
+    match_id, tokens, admin = _create(api)
+    base = f"/api/matches/{match_id}"
+    cases = [
+        (api.call("POST", f"{base}/leave", raw="{not json", token=tokens[0]), 400),
+        (api.post(f"{base}/leave", {"level": 5}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", {"level": "x" * 65}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", {"level": "greedy", "extra": 1}, token=tokens[0]), 422),
+        (api.post(f"{base}/leave", [], token=tokens[0]), 422),
+        (api.post(f"{base}/resign", token="Bearer\x00"), 401),
+        (api.post(f"{base}/rematch"), 401),
+        (api.post(f"{base}/rematch", token="z" * 5000), 401),
+        (api.post(f"{base}/seats/99999999999999999999/reclaim", token=admin), 404),
+        (api.post("/api/matches/..%2F..%2Fetc/resign", token=tokens[0]), 404),
+        (api.post("/api/matches/nope/seats/0/reclaim", token=admin), 404),
+    ]
+    for response, status in cases:
+        assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
+        assert response.mimetype == "application/problem+json" and response.get_json()["code"]
+    assert api.state(match_id)["version"] == 1
+    assert api.state(match_id, tokens[0])["seat"] == 0
+
+
+def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api, matches):
+    from service.lifecycle import Lifecycle
+
+    matches.clock = _Clock(3_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"per_move": 5})
+    first = _first(api, match_id)
+    assert Lifecycle(matches).timeout(match_id, 1, first, 3_000_005.0)["status"] == "applied"
+    assert api.get(f"/api/matches/{match_id}/legal-moves", token=tokens[first]).get_json()["moves"] == []
+    state = api.get(f"/api/matches/{match_id}/state?include=legal_moves", token=tokens[first]).get_json()
+    assert state["legal_moves"] == []
+    assert state["seat_control"][first]["takeover"] == {"level": "random", "until": "turn"}
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "seat-played-by-ai")
+    [entry] = _history(api, match_id)[-1:]
+    assert entry["action"] == "timeout" and entry["text"] == [
+        f"{['Ana', 'Bo'][first]} ran out of time; an AI (random) plays this turn."]
+
+
+def test_a_fork_of_a_clocked_match_starts_its_own_clocks_and_players(api, matches):
+    matches.clock = clock = _Clock(4_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"per_move": 30})
+    first = _first(api, match_id)
+    clock.t += 5
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    clock.t += 1
+    assert api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[1 - first]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[first]).status_code == 201
+    clock.t += 1000
+    r = api.post(f"/api/matches/{match_id}/fork", {"version": 3})
+    assert r.status_code == 201, r.get_json()
+    fork = r.get_json()["match"]
+    assert fork["version"] == 4 and fork["status"] == "active"
+    assert [c["takeover"] for c in fork["seat_control"]] == [None, None]
+    [seat] = fork["active_seats"]
+    assert fork["clock"]["running"] == [seat] and fork["clock"]["seats"][seat]["deadline"] == 4_001_036.0
+    assert _history(api, fork["id"])[-1]["action"] == "start"

@@ -1,0 +1,160 @@
+"""Concurrent lifecycle actions on the real Redis: nothing is lost or applied twice."""
+import threading
+
+import pytest
+
+from service.core import lifecycle
+from service.errors import GameroomError
+from service.lifecycle import Lifecycle
+
+ROUNDS = 8
+
+
+def _race(*calls):
+    """Run ``calls`` at once; returns each one's result or the GameroomError it raised."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(i, call):
+        barrier.wait()
+        try:
+            results[i] = call()
+        except GameroomError as exc:
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def _nim(matches, **settings):
+    loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], settings=settings or None)
+    return loaded.record.id, tokens
+
+
+def _kinds(matches, match_id):
+    return [(e["kind"], e.get("action"), e.get("seat")) for e in matches.store.read(match_id)]
+
+
+def test_racing_resignations_end_the_match_once(plain_matches):
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches)
+        results = _race(lambda: life.resign(match_id, 0), lambda: life.resign(match_id, 1))
+        refused = [r for r in results if isinstance(r, GameroomError)]
+        assert len(refused) == 1 and refused[0].code == "match-over"
+        assert [k for k in _kinds(plain_matches, match_id) if k[0] == "lifecycle"] in (
+            [("lifecycle", "resign", 0)], [("lifecycle", "resign", 1)])
+
+
+def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches)
+        life.resign(match_id, 0)
+        first, second = _race(lambda: life.rematch(match_id, 0), lambda: life.rematch(match_id, 1))
+        assert not isinstance(first, GameroomError) and not isinstance(second, GameroomError), (first, second)
+        assert first["match"].record.id == second["match"].record.id
+        rematch = plain_matches.load(first["match"].record.id)
+        assert rematch.record.full and [s.name for s in rematch.record.seats] == ["Ana", "Bo"]
+        assert plain_matches.open(rematch.record.id, first["token"])[1] == 0
+        assert plain_matches.open(rematch.record.id, second["token"])[1] == 1
+        assert sorted(k[2] for k in _kinds(plain_matches, match_id) if k[1] == "rematch") == [0, 1]
+        assert plain_matches.store.version(rematch.record.id) == 1  # created once: one setup entry
+
+
+@pytest.mark.parametrize("policy", ["ai-turn", "forfeit"])
+def test_a_timeout_racing_itself_and_a_late_move_applies_at_most_once(plain_matches, policy):
+    clock = [1_000.0]
+    plain_matches.clock = lambda: clock[0]
+    life = Lifecycle(plain_matches)
+    for _ in range(ROUNDS):
+        match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0},
+                                 timeout={"action": policy, "level": "random"})
+        loaded = plain_matches.load(match_id)
+        seat = loaded.folded.lifecycle["turn_start"].index(clock[0])
+        assert life.timeout(match_id, 1, seat, clock[0] + 1.9)["status"] == "early"
+        clock[0] += 2.5
+        move = {"type": "take", "pile": 0, "count": 1}
+        results = _race(lambda: life.timeout(match_id, 1, seat, clock[0]),
+                        lambda: life.timeout(match_id, 1, seat, clock[0]),
+                        lambda: plain_matches.submit(match_id, seat, move, expected_version=1))
+        applied = [r for r in results[:2] if r["status"] == "applied"]
+        moved = not isinstance(results[2], GameroomError)
+        assert len(applied) + moved == 1, results
+        log = _kinds(plain_matches, match_id)
+        assert len(log) == 2
+        if applied:
+            assert log[1] == ("lifecycle", "timeout", seat)
+            assert plain_matches.load(match_id).folded.lifecycle["timeouts"] == 1
+        else:
+            assert log[1] == ("move", None, seat)
+        # and once the match moved on, the job is a no-op
+        assert life.timeout(match_id, 1, seat, clock[0] + 100)["status"] == "stale"
+
+
+def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
+    clock = [5_000.0]
+    plain_matches.clock = lambda: clock[0]
+    life = Lifecycle(plain_matches)
+    match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0})
+    seat = plain_matches.load(match_id).folded.lifecycle["turn_start"].index(clock[0])
+    clock[0] += 3
+    assert life.timeout(match_id, 1, seat, clock[0])["status"] == "applied"
+    with pytest.raises(GameroomError) as refused:
+        plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1})
+    assert refused.value.code == "seat-played-by-ai"
+    # the AI's own submit (actor ai:...) is the one that plays it
+    result = plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1}, actor="ai:random")
+    assert not lifecycle.taken_over(result.loaded.folded, seat)  # its turn ended: the seat is its person's again
+
+
+def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind(redis_client, registry):
+    from service.application import Matches
+    from service.eventstore import EventStore
+    from service.eventstore.records import MatchRecords
+    from service.core.matches import hash_token, new_token
+
+    def process():
+        return Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+
+    behind, other = process(), process()
+    admin = new_token()
+    loaded, tokens = other.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
+    match_id = loaded.record.id
+    seat = behind.game(loaded.record).active_seats(loaded.folded.state)[0]
+    assert behind.open(match_id, tokens[seat])[1] == seat  # this process caches the fold and the token
+    life = Lifecycle(other)
+    life.leave(match_id, seat, tokens[seat])
+    life.reclaim(match_id, seat, admin)  # the seat is a person's again, with a new token
+    stale, cached_seat, ok = behind.open(match_id, tokens[seat], fresh=False)
+    assert stale.version == 1 and cached_seat == seat and ok  # all from the cache: no read
+    with pytest.raises(GameroomError) as refused:
+        behind.submit(match_id, cached_seat, {"type": "take", "pile": 0, "count": 1}, loaded=stale,
+                      maybe_behind=True, token=tokens[seat])
+    assert refused.value.code == "bad-token"
+    assert behind.store.version(match_id) == 3
+
+
+def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
+    from service.history import History
+
+    life = Lifecycle(plain_matches)
+    loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [9, 9]})
+    match_id = loaded.record.id
+    game = plain_matches.game(loaded.record)
+    leaver = game.active_seats(loaded.folded.state)[0]
+    stayer = 1 - leaver
+    life.leave(match_id, leaver, tokens[leaver])
+    take = {"type": "take", "pile": 0, "count": 1}
+    plain_matches.submit(match_id, leaver, take, actor="ai:random")
+    plain_matches.submit(match_id, stayer, take)
+    plain_matches.submit(match_id, leaver, take, actor="ai:random")
+    plain_matches.submit(match_id, stayer, take)
+    # undoing across the AI's step would ask the other seat's person: nobody is there to answer
+    outcome, entry = History(plain_matches).undo(match_id, stayer, steps=2)
+    assert outcome == "applied" and entry["kind"] == "undo"
+    assert plain_matches.load(match_id).folded.state["piles"] == [8, 9]
