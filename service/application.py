@@ -357,14 +357,15 @@ class Matches:
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
         if key is None:
-            return self._submit(match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind)
+            return self._submit(match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind,
+                                token)
         fingerprint = request_fingerprint(move, expected_version)
         prior = self.records.idempotent(match_id, key)
         if prior is not None:
             return self._replayed(match_id, *prior, fingerprint)
         try:
             return self._submit(match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
-                                maybe_behind)
+                                maybe_behind, token)
         except GameroomError:
             # A retry that overlapped its original may have been judged on the state the
             # original made (its move no longer legal, a stale version, a busy match): the
@@ -376,7 +377,7 @@ class Matches:
             return self._replayed(match_id, *prior, fingerprint)
 
     def _submit(self, match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
-                maybe_behind) -> MoveResult:
+                maybe_behind, token) -> MoveResult:
         # A ``loaded`` from open(fresh=False) may be behind the store: the append's
         # version check catches that, and anything refused on it is re-checked fresh.
         fresh = loaded is None or not maybe_behind
