@@ -6,12 +6,13 @@ import inspect
 import logging
 
 import redis
-from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
 from .api.docs import GameroomApi
 
 from . import api as api_package
+from . import tagged
 from .api import problems
 from .application import Matches
 from .config import Config
@@ -52,17 +53,59 @@ def schema_name_resolver(registry: Registry):
 
 
 def register_game_schemas(spec, registry: Registry) -> dict:
-    """Publish every game's schemas as OpenAPI components; returns slug -> kind -> name."""
+    """Publish every game's schemas as OpenAPI components; returns slug -> kind -> name.
+
+    ``<Game>Options`` and ``<Game>View`` are the game's schemas. ``<Game>Move``
+    and ``<Game>Event`` are a ``oneOf`` of one component per ``type``
+    (``<Game><Type>Move``), discriminated on ``type``, when the game declares
+    its variants (see :mod:`service.tagged`); else its flat schema.
+    """
     names = {}
     for installed in registry:
         schemas = installed.game.schemas()
         prefix = _component_prefix(installed.slug)
         names[installed.slug] = {}
-        for kind in ("options", "move", "view", "event"):
+        for kind in ("options", "view", "move", "event"):
             name = f"{prefix}{kind.capitalize()}"
-            spec.components.schema(name, schema=getattr(schemas, kind))
+            union = tagged.variants(schemas, kind) if kind in ("move", "event") else None
+            if union is None:
+                spec.components.schema(name, schema=getattr(schemas, kind))
+            else:
+                spec.components.schema(name, component=_tagged_union(spec, prefix, kind, union))
             names[installed.slug][kind] = name
     return names
+
+
+def _tagged_union(spec, prefix: str, kind: str, union: dict) -> dict:
+    mapping = {}
+    for value, cls in sorted(union.items()):
+        name = f"{prefix}{tagged.camel(value)}{kind.capitalize()}"
+        spec.components.schema(name, schema=cls)
+        mapping[value] = f"#/components/schemas/{name}"
+    return {
+        "description": f"One {kind}; its `type` tells which.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+
+
+class _Converter(OpenAPIConverter):
+    """apispec's converter, with nullable nested schemas that generators can type.
+
+    apispec documents a nullable ``Nested`` in OpenAPI 3.0 as ``anyOf: [{type:
+    object, nullable: true}, {$ref}]``, which client generators turn into an
+    untyped object (the match's ``outcome``). ``allOf: [{$ref}]`` with
+    ``nullable: true`` says the same and keeps the type.
+    """
+
+    def field2nullable(self, field, ret) -> dict:
+        if field.allow_none and "$ref" in ret:
+            return {"allOf": [{"$ref": ret.pop("$ref")}], "nullable": True}
+        return super().field2nullable(field, ret)
+
+
+class _MarshmallowPlugin(MarshmallowPlugin):
+    Converter = _Converter
 
 
 def _connect(config: Config) -> redis.Redis:
@@ -130,7 +173,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.extensions["gameroom_history"] = History(matches)
 
     api = GameroomApi(app, spec_kwargs={
-        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})
+        "marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.extensions["gameroom_schema_names"] = register_game_schemas(api.spec, registry)
