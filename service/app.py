@@ -13,7 +13,7 @@ from .api.docs import GameroomApi
 
 from . import api as api_package
 from . import tagged
-from .api import problems
+from .api import apidocs, problems
 from .application import Matches
 from .config import Config
 from .history import History
@@ -25,6 +25,12 @@ log = logging.getLogger(__name__)
 
 API_TITLE = "gameroom"
 API_VERSION = "1"
+API_DESCRIPTION = (
+    "An event-sourced game server. Errors are application/problem+json with a stable `code`.\n\n"
+    "Moves, views and events differ from game to game: this document publishes each installed game's "
+    "schemas as components named `<Game>Move`, `<Game>View`, `<Game>Event`, `<Game>Options` (moves and "
+    "events as a `oneOf` discriminated on `type`), and `GET /api/games/{slug}/openapi.json` is this API "
+    "with the match operations typed for one game: generate a client from that one.")
 
 
 def _component_prefix(slug: str) -> str:
@@ -89,18 +95,27 @@ def _tagged_union(spec, prefix: str, kind: str, union: dict) -> dict:
     }
 
 
+#: JSON null in OpenAPI 3.0.
+NULL = {"type": "object", "nullable": True, "enum": [None]}
+
+
 class _Converter(OpenAPIConverter):
     """apispec's converter, with nullable nested schemas that generators can type.
 
     apispec documents a nullable ``Nested`` in OpenAPI 3.0 as ``anyOf: [{type:
     object, nullable: true}, {$ref}]``, which client generators turn into an
-    untyped object (the match's ``outcome``). ``allOf: [{$ref}]`` with
-    ``nullable: true`` says the same and keeps the type.
+    untyped object (the match's ``outcome``). ``anyOf: [{$ref}, null]``, with
+    null spelt as OpenAPI 3.0 allows (``type`` beside ``nullable``, as linters
+    want), keeps the type: generated clients get ``Outcome | None``.
     """
 
     def field2nullable(self, field, ret) -> dict:
         if field.allow_none and "$ref" in ret:
-            return {"allOf": [{"$ref": ret.pop("$ref")}], "nullable": True}
+            return {"anyOf": [{"$ref": ret.pop("$ref")}, NULL]}
+        if field.allow_none and "type" not in ret:
+            for key in ("oneOf", "anyOf"):
+                if key in ret:  # a documented union (metadata): null is one more member
+                    return {key: [*ret.pop(key), NULL]}
         return super().field2nullable(field, ret)
 
 
@@ -157,7 +172,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": "An event-sourced game server. Errors are application/problem+json."},
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "url": "https://opensource.org/license/mit"}},
+            "servers": [{"url": "/", "description": "this server"}],
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
             "security": [{}, {"seatToken": []}],
         },
@@ -181,6 +197,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.extensions["gameroom_options_jsonschema"] = {
         slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
     }
+    app.register_blueprint(apidocs.bp)
     problems.init_app(app)
 
     if config.ai_mode == "rq":

@@ -46,7 +46,11 @@ def spec_dict(registry: Registry | None = None) -> dict:
 def spec_yaml(registry: Registry | None = None) -> str:
     import yaml
 
-    return yaml.safe_dump(spec_dict(registry), sort_keys=False, allow_unicode=True, width=100)
+    class Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data):  # write shared parts out in full: no &id anchors
+            return True
+
+    return yaml.dump(spec_dict(registry), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _ref(name: str) -> dict:

@@ -291,7 +291,7 @@ MOVE_VARIANTS = tagged_variants(Move, {
     "use_power": ("point", "line", "stop"),
 })
 
-#: One schema per event type, as each seat may receive it (redacted).
+#: One schema per event type, as each seat may receive it (redacted, or whole once the match is over).
 EVENT_VARIANTS = tagged_variants(Event, {
     "game_set_up": ("num_seats", "sheets", "rules"),
     "card_revealed": ("turn", "pile", "card", "reveal"),

@@ -211,11 +211,11 @@ MOVE_VARIANTS = tagged_variants(Move, {
     "end_turn": (),
 }, optional={"use_ability": ("card", "player")})
 
-#: One schema per event type, as each seat may receive it (redacted).
+#: One schema per event type, as each seat may receive it (redacted, or whole once the match is over).
 EVENT_VARIANTS = tagged_variants(Event, {
     "started": ("num_seats", "options", "set", "start"),
-    "homeworlds_dealt": ("homeworlds", "removed", "removed_count"),
-    "deck_formed": ("deck", "size", "source"),
+    "homeworlds_dealt": ("homeworlds", "removed"),
+    "deck_formed": ("deck", "source"),
     "drew": ("cards", "reason", "seat"),
     "turn_started": ("seat",),
     "phase": ("phase", "seat"),
@@ -238,7 +238,8 @@ EVENT_VARIANTS = tagged_variants(Event, {
     "turn_ended": ("seat",),
     "game_over": ("homeworlds",),
 }, optional={
-    "deck_formed": ("seat",),
+    "homeworlds_dealt": ("removed_count",),
+    "deck_formed": ("seat", "size"),
     "drew": ("count", "reveal"),
     "looked": ("count",),
     "stuck": ("reveal",),

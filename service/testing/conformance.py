@@ -156,6 +156,8 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
         if thorough:
             snapshot = clone(state)
             for event in new["events"]:
+                # whole, as everyone sees it once the match is over
+                _check_variant(event_union, event, "event")
                 for viewer in [None, *range(num_seats)]:
                     red = game.redact(event, viewer)
                     json.dumps(red)
