@@ -158,6 +158,14 @@ class Event(Schema):
     from_ = fields.Integer(data_key="from")
 
 
+class Outcome(Schema):
+    """The result (TSE-T50): points per seat, winners, and each seat's points by category."""
+
+    scores = fields.List(fields.Integer(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    breakdown = fields.List(fields.Dict(keys=fields.String(), values=fields.Integer()), required=True)
+
+
 class View(Schema):
     set = fields.Dict(required=True)
     options = fields.Dict(required=True)
@@ -190,7 +198,7 @@ class View(Schema):
                                     metadata={"description": "[card, holder seat]"}), required=True)
     deck_bottom_mine = fields.List(fields.String(), required=True)
     over = fields.Boolean(required=True)
-    outcome = fields.Dict(allow_none=True, required=True)
+    outcome = fields.Nested(Outcome, allow_none=True, required=True)
 
 
 #: One schema per move type, with the fields it requires (and may carry).
