@@ -35,11 +35,13 @@ def _type_field(kind: str) -> fields.Field:
 
 
 def tagged_variants(base: type[Schema], required: Mapping[str, Iterable[str]], *,
-                    optional: Mapping[str, Iterable[str]] | None = None, suffix: str = "Move") -> dict:
+                    optional: Mapping[str, Iterable[str]] | None = None, everywhere: Iterable[str] = (),
+                    suffix: str = "Move") -> dict:
     """One schema class per ``type`` value, built from the fields of the flat schema ``base``.
 
     ``required`` maps each type to the names of the fields it must carry;
-    ``optional`` to those it may carry. The classes are named
+    ``optional`` to those it may carry; every type may carry the fields named
+    in ``everywhere`` (events: ``"reveal"``). The classes are named
     ``<Type><suffix>`` (``UsePowerMove``) and live in ``base``'s module, so
     the OpenAPI document names them after the game.
     """
@@ -53,8 +55,9 @@ def tagged_variants(base: type[Schema], required: Mapping[str, Iterable[str]], *
             field = copy.deepcopy(declared[name])
             field.required = True
             attrs[name] = field
-        for name in optional.get(kind, ()):
-            attrs[name] = copy.deepcopy(declared[name])
+        for name in (*optional.get(kind, ()), *everywhere):
+            if name not in attrs:
+                attrs[name] = copy.deepcopy(declared[name])
         out[kind] = type(camel(kind) + suffix, (Schema,), attrs)
     unknown = set(optional) - set(required)
     if unknown:

@@ -310,4 +310,4 @@ EVENT_VARIANTS = tagged_variants(Event, {
     "card_placed": ("mirror",),
     "shooting_star_placed": ("mirror",),
     "power_used": ("occurrence", "consumed", "line", "point", "new_stars_left", "stop", "pending"),
-}, suffix="Event")
+}, everywhere=("reveal",), suffix="Event")

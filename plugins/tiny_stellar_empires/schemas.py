@@ -248,15 +248,11 @@ EVENT_VARIANTS = tagged_variants(Event, {
 }, optional={
     "homeworlds_dealt": ("removed_count",),
     "deck_formed": ("seat", "size"),
-    "drew": ("count", "reveal"),
+    "drew": ("count",),
     "looked": ("count",),
-    "stuck": ("reveal",),
     "phase": ("pending",),
     "ability_used": ("card", "player"),
-    "took": ("reveal",),
     "discarded": ("by",),
-    "info_taken": ("reveal",),
-    "loss_handed": ("count", "reveal"),
+    "loss_handed": ("count",),
     "loss_returned": ("count",),
-    "game_over": ("reveal",),
-}, suffix="Event")
+}, everywhere=("reveal",), suffix="Event")
