@@ -19,7 +19,7 @@ stored in the log and echoed back to every client.
 from __future__ import annotations
 
 import copy
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from marshmallow import INCLUDE, Schema, fields, validate
 
@@ -86,7 +86,7 @@ def _single_type(schema: type[Schema]) -> str | None:
         if isinstance(validator, validate.Equal):
             return validator.comparable
         if isinstance(validator, validate.OneOf) and len(validator.choices) == 1:
-            return list(validator.choices)[0]
+            return next(iter(validator.choices))
     return None
 
 
