@@ -120,3 +120,26 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
     assert isinstance(final.outcome, models.Outcome) and len(final.outcome.scores) == n
     history = api["list_events"].sync(match_id=match_id, client=anonymous, limit=500)
     assert history.entries and all(isinstance(e, event_classes) for entry in history.entries for e in entry.events)
+
+    # The stream's frames carry what the document says (x-item-schema: Entry), typed events included.
+    frames = _stream_data(f"{server}/api/matches/{match_id}/stream", headers={"Last-Event-ID": "0"})
+    assert len(frames) == summary.version
+    for data in frames:
+        entry = models.Entry.from_dict(data)
+        assert all(isinstance(e, event_classes) for e in entry.events)
+
+
+def _stream_data(url: str, headers: dict) -> list[dict]:
+    """The ``data`` of every ``entry`` frame of a finished match's stream (it ends once drained)."""
+    import json
+
+    out, event = [], None
+    with requests.get(url, headers=headers, stream=True, timeout=60) as response:
+        assert response.status_code == 200
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        for line in response.iter_lines(decode_unicode=True):
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: ") and event == "entry":
+                out.append(json.loads(line[len("data: "):]))
+    return out
