@@ -9,6 +9,7 @@ class), never a dict.
 from __future__ import annotations
 
 import importlib
+import json
 import random
 import subprocess
 import sys
@@ -131,8 +132,6 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
 
 def _stream_data(url: str, headers: dict) -> list[dict]:
     """The ``data`` of every ``entry`` frame of a finished match's stream (it ends once drained)."""
-    import json
-
     out, event = [], None
     with requests.get(url, headers=headers, stream=True, timeout=60) as response:
         assert response.status_code == 200
