@@ -132,7 +132,9 @@ class GameSchemas:
     of them discriminated on ``type``, so generated clients get one class per
     move; and a submitted move carrying a key its type does not declare is
     refused (422 ``unknown-move-field``). Without ``moves``, a move is held
-    to the keys of ``move``.
+    to the keys of ``move``. An event variant must accept the event whole
+    (as everyone sees it once the match is over) and as ``redact`` leaves it
+    for each seat: the conformance kit checks both.
     """
 
     options: type
