@@ -6,7 +6,7 @@ import inspect
 import logging
 
 import redis
-from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
 from .api.bodies import LimitedRequest, StrictJSONProvider
@@ -14,7 +14,8 @@ from .api.docs import GameroomApi
 from .api.links import LinksPlugin
 
 from . import api as api_package
-from .api import problems
+from . import tagged
+from .api import apidocs, problems
 from .application import Matches
 from .config import Config
 from .history import History
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 
 API_TITLE = "gameroom"
 API_VERSION = "1"
+API_DESCRIPTION = (
+    "An event-sourced game server. Errors are application/problem+json with a stable `code`.\n\n"
+    "Moves, views and events differ from game to game: this document publishes each installed game's "
+    "schemas as components named `<Game>Move`, `<Game>View`, `<Game>Event`, `<Game>Options` (moves and "
+    "events as a `oneOf` discriminated on `type`), and `GET /api/games/{slug}/openapi.json` is this API "
+    "with the match operations typed for one game: generate a client from that one.")
 
 
 def _component_prefix(slug: str) -> str:
@@ -56,17 +63,68 @@ def schema_name_resolver(registry: Registry):
 
 
 def register_game_schemas(spec, registry: Registry) -> dict:
-    """Publish every game's schemas as OpenAPI components; returns slug -> kind -> name."""
+    """Publish every game's schemas as OpenAPI components; returns slug -> kind -> name.
+
+    ``<Game>Options`` and ``<Game>View`` are the game's schemas. ``<Game>Move``
+    and ``<Game>Event`` are a ``oneOf`` of one component per ``type``
+    (``<Game><Type>Move``), discriminated on ``type``, when the game declares
+    its variants (see :mod:`service.tagged`); else its flat schema.
+    """
     names = {}
     for installed in registry:
         schemas = installed.game.schemas()
         prefix = _component_prefix(installed.slug)
         names[installed.slug] = {}
-        for kind in ("options", "move", "view", "event"):
+        for kind in ("options", "view", "move", "event"):
             name = f"{prefix}{kind.capitalize()}"
-            spec.components.schema(name, schema=getattr(schemas, kind))
+            union = tagged.variants(schemas, kind) if kind in ("move", "event") else None
+            if union is None:
+                spec.components.schema(name, schema=getattr(schemas, kind))
+            else:
+                spec.components.schema(name, component=_tagged_union(spec, prefix, kind, union))
             names[installed.slug][kind] = name
     return names
+
+
+def _tagged_union(spec, prefix: str, kind: str, union: dict) -> dict:
+    mapping = {}
+    for value, cls in sorted(union.items()):
+        name = f"{prefix}{tagged.camel(value)}{kind.capitalize()}"
+        spec.components.schema(name, schema=cls)
+        mapping[value] = f"#/components/schemas/{name}"
+    return {
+        "description": f"One {kind}; its `type` tells which.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+
+
+#: JSON null in OpenAPI 3.0.
+NULL = {"type": "object", "nullable": True, "enum": [None]}
+
+
+class _Converter(OpenAPIConverter):
+    """apispec's converter, with nullable nested schemas that generators can type.
+
+    apispec documents a nullable ``Nested`` in OpenAPI 3.0 as ``anyOf: [{type:
+    object, nullable: true}, {$ref}]``, which client generators turn into an
+    untyped object (the match's ``outcome``). ``anyOf: [{$ref}, null]``, with
+    null spelt as OpenAPI 3.0 allows (``type`` beside ``nullable``, as linters
+    want), keeps the type: generated clients get ``Outcome | None``.
+    """
+
+    def field2nullable(self, field, ret) -> dict:
+        if field.allow_none and "$ref" in ret:
+            return {"anyOf": [{"$ref": ret.pop("$ref")}, NULL]}
+        if field.allow_none and "type" not in ret:
+            for key in ("oneOf", "anyOf"):
+                if key in ret:  # a documented union (metadata): null is one more member
+                    return {key: [*ret.pop(key), NULL]}
+        return super().field2nullable(field, ret)
+
+
+class _MarshmallowPlugin(MarshmallowPlugin):
+    Converter = _Converter
 
 
 def _connect(config: Config) -> redis.Redis:
@@ -122,7 +180,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": "An event-sourced game server. Errors are application/problem+json."},
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "url": "https://opensource.org/license/mit"}},
+            "servers": [{"url": "/", "description": "this server"}],
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
             "security": [{}, {"seatToken": []}],
         },
@@ -141,7 +200,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
 
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
     api = GameroomApi(app, spec_kwargs={
-        "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
+        "marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
         "extra_plugins": [LinksPlugin()]})
     api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
@@ -151,6 +210,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.extensions["gameroom_options_jsonschema"] = {
         slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
     }
+    app.register_blueprint(apidocs.bp)
     problems.init_app(app)
 
     if config.ai_mode == "rq":

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
+from . import tagged
 from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
@@ -112,6 +113,7 @@ class Matches:
         self.append_retries = append_retries
         self.clock = clock
         self.after_append: list = []
+        self._move_keys: dict = {}  # slug -> tagged.move_keys(...)
         self._cache = _FoldCache()
         # What never changes once known: the record of a match whose seats are
         # all filled (claims are final) and the seat of a valid token.
@@ -239,6 +241,17 @@ class Matches:
 
     def game(self, record: MatchRecord):
         return self.registry.get(record.game)
+
+    def _check_move_keys(self, slug: str, game, move: dict) -> None:
+        """Refuse a move with keys its type does not declare: they would be stored and echoed back."""
+        allowed = self._move_keys.get(slug)
+        if allowed is None:
+            allowed = self._move_keys[slug] = tagged.move_keys(game.schemas())
+        extra = tagged.unknown_keys(allowed, move)
+        if extra:
+            raise ValidationFailed(
+                f"This move does not take {', '.join(repr(k[:40]) for k in extra[:5])}.",
+                code="unknown-move-field", errors={"move": {k[:40]: ["Unknown field."] for k in extra[:20]}})
 
     def open(self, match_id: str, token: str | None = None, *,
              fresh: bool = True) -> tuple[Loaded, int | None, bool]:
@@ -396,6 +409,7 @@ class Matches:
             if token is not None and folded.lifecycle is not None and lifecycle.revoked(folded, hash_token(token)):
                 raise Unauthorized("The token is not valid for this match.", code="bad-token")
             game = self.game(record)
+            self._check_move_keys(record.game, game, move)
             try:
                 if lifecycle.taken_over(folded, seat) and not (actor or "").startswith("ai:"):
                     raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")

@@ -1,16 +1,44 @@
-"""Generate the OpenAPI document from the same schemas that validate requests."""
+"""Generate the OpenAPI document from the same schemas that validate requests.
+
+Three documents, one source:
+
+- ``openapi.yaml`` (``gameroom openapi``, ``make openapi``) describes the
+  platform and the *first-party* games only, so installing a third-party game
+  never makes the committed document drift;
+- ``/api/openapi.json`` is what this server runs: every installed game;
+- ``/api/games/{slug}/openapi.json`` (:func:`game_document`) is the same API
+  typed for one game: the ``move`` of ``POST …/moves``, the legal moves, the
+  ``view`` of a state, the events of history and stream entries, and the
+  match options all refer to that game's schemas. Generate a client from it
+  and every move is a class of its own.
+
+Generation is deterministic (no dates, no set order), so a merge conflict in
+``openapi.yaml`` is resolved by regenerating it.
+"""
 from __future__ import annotations
+
+import copy
 
 from .registry import Registry, build_registry
 
 #: Never contacted: building the spec touches no Redis (redis-py connects lazily).
 _UNUSED_REDIS = "redis://127.0.0.1:1/0"
 
+#: The distribution that ships the first-party games.
+FIRST_PARTY = "gameroom"
+
+
+def first_party(registry: Registry) -> Registry:
+    """Only the games this project ships (``plugins/``), not whatever else is installed."""
+    return registry.only(lambda installed: installed.distribution == FIRST_PARTY)
+
 
 def spec_dict(registry: Registry | None = None) -> dict:
+    """The document a server with ``registry``'s games serves (default: the first-party games)."""
     from .app import create_app
 
-    app = create_app({"redis_url": _UNUSED_REDIS, "ai_mode": "off"}, registry or build_registry())
+    registry = registry if registry is not None else first_party(build_registry())
+    app = create_app({"redis_url": _UNUSED_REDIS, "ai_mode": "off"}, registry)
     with app.app_context():
         return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
 
@@ -18,4 +46,81 @@ def spec_dict(registry: Registry | None = None) -> dict:
 def spec_yaml(registry: Registry | None = None) -> str:
     import yaml
 
-    return yaml.safe_dump(spec_dict(registry), sort_keys=False, allow_unicode=True, width=100)
+    class Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data):  # write shared parts out in full: no &id anchors
+            return True
+
+    return yaml.dump(spec_dict(registry), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
+    """``spec`` with the match operations typed for one game.
+
+    ``names``: the game's component names by kind (``options``, ``move``,
+    ``view``, ``event``), as ``register_game_schemas`` returned them. Other
+    games' components are left out.
+    """
+    doc = copy.deepcopy(spec)
+    doc["info"]["title"] = f"{spec['info']['title']}: {title}"
+    doc["info"]["description"] = (
+        f"The gameroom API typed for {title} (`{slug}`): moves, views, events and options are this "
+        f"game's schemas. The document for every installed game is /api/openapi.json.")
+    schemas = doc["components"]["schemas"]
+    move, view, event, options = (_ref(names[k]) for k in ("move", "view", "event", "options"))
+
+    def retype(component: str, prop: str, value: dict, *, items: bool = False):
+        properties = schemas[component]["properties"]
+        if items:
+            kept = {k: v for k, v in properties[prop].items() if k == "description"}
+            properties[prop] = {**kept, "type": "array", "items": value}
+        else:
+            # A plain $ref (its siblings would be ignored in OpenAPI 3.0, and generators
+            # turn an allOf wrapper into a class of its own).
+            properties[prop] = value
+
+    retype("MatchCreate", "options", options)
+    schemas["MatchCreate"]["properties"]["game"] = {"type": "string", "enum": [slug]}
+    retype("MatchSummary", "options", options)
+    retype("State", "view", view)
+    retype("State", "legal_moves", move, items=True)
+    retype("LegalMoves", "moves", move, items=True)
+    retype("MoveRequest", "move", move)
+    retype("MoveResponse", "events", event, items=True)
+    retype("Entry", "events", event, items=True)
+    retype("Entry", "move", move)
+    return _prune(doc)
+
+
+def _refs(node, found: set) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            found.add(ref.rsplit("/", 1)[1])
+        for value in node.values():
+            _refs(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _refs(value, found)
+
+
+def _prune(doc: dict) -> dict:
+    """``doc`` without the component schemas that nothing reachable from its paths refers to."""
+    schemas = doc["components"]["schemas"]
+    rest = {k: v for k, v in doc.items() if k != "components"}
+    rest["components"] = {k: v for k, v in doc["components"].items() if k != "schemas"}
+    reached: set = set()
+    _refs(rest, reached)
+    todo = list(reached)
+    while todo:
+        found: set = set()
+        _refs(schemas.get(todo.pop(), {}), found)
+        for name in found - reached:
+            reached.add(name)
+            todo.append(name)
+    doc["components"]["schemas"] = {k: v for k, v in schemas.items() if k in reached}
+    return doc
+

@@ -33,12 +33,16 @@ from typing import Any, Callable, Sequence
 
 import pluggy
 
+from .tagged import tag_schemas, tagged_variants
+
 __all__ = [
     "PROJECT_NAME",
     "hookimpl",
     "Game",
     "GameInfo",
     "GameSchemas",
+    "tagged_variants",
+    "tag_schemas",
     "IllegalMove",
     "Rng",
     "Seat",
@@ -118,15 +122,27 @@ class GameSchemas:
 
     ``options`` loads (and fills defaults of) the match options; ``move``,
     ``view`` and ``event`` document and check the JSON a client exchanges.
-    ``move`` and ``event`` are usually ``marshmallow_oneofschema``-style
-    tagged unions or a schema with a ``type`` field; any marshmallow
-    ``Schema`` class works. All four appear in ``openapi.yaml``.
+    ``move`` and ``event`` are flat schemas with a ``type`` field (any
+    marshmallow ``Schema`` class works).
+
+    ``moves`` and ``events`` (optional, recommended) map each ``type`` value
+    to a schema of its own with the fields that type requires (build them
+    with :func:`tagged_variants` or :func:`tag_schemas`). The OpenAPI
+    document then publishes ``<Game>Move`` and ``<Game>Event`` as a ``oneOf``
+    of them discriminated on ``type``, so generated clients get one class per
+    move; and a submitted move carrying a key its type does not declare is
+    refused (422 ``unknown-move-field``). Without ``moves``, a move is held
+    to the keys of ``move``. An event variant must accept the event whole
+    (as everyone sees it once the match is over) and as ``redact`` leaves it
+    for each seat: the conformance kit checks both.
     """
 
     options: type
     move: type
     view: type
     event: type
+    moves: Any = None
+    events: Any = None
 
 
 class Rng:

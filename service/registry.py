@@ -51,6 +51,10 @@ class Registry:
     def __contains__(self, slug):
         return slug in self._games
 
+    def only(self, keep) -> Registry:
+        """The games for which ``keep(installed_game)`` is true (same plugin manager)."""
+        return Registry(self.pm, {slug: g for slug, g in self._games.items() if keep(g)})
+
     def installed(self, slug: str) -> InstalledGame:
         try:
             return self._games[slug]

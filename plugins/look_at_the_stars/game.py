@@ -135,7 +135,8 @@ class LookAtTheStars(Game):
     # -- views ----------------------------------------------------------------
 
     def schemas(self):
-        return GameSchemas(options=schemas.Options, move=schemas.Move, view=schemas.View, event=schemas.Event)
+        return GameSchemas(options=schemas.Options, move=schemas.Move, view=schemas.View, event=schemas.Event,
+                           moves=schemas.MOVE_VARIANTS, events=schemas.EVENT_VARIANTS)
 
     def view(self, state, seat):
         return views.view(state, seat)

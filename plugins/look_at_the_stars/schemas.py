@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.plugin_api import tagged_variants
+
 from .content import POWER_KINDS
 
 MOVE_TYPES = ("place_card", "place_shooting_star", "skip_card", "select_occurrence", "use_power",
@@ -24,7 +26,9 @@ class Options(Schema):
     """Match options (LATS section 11)."""
 
     point_bonus_card = fields.Raw(load_default="default", validate=_point_bonus_choice,
-                                  metadata={"description": "'default' (card 3, the '+'), 'random' or 1-10"})
+                                  metadata={"description": "'default' (card 3, the '+'), 'random' or 1-10",
+                                            "oneOf": [{"type": "string", "enum": ["default", "random"]},
+                                                      {"type": "integer", "minimum": 1, "maximum": 10}]})
     power_bonus_card = fields.String(
         load_default="default",
         validate=validate.OneOf(("default", "random_basic", "random_all") + POWER_KINDS))
@@ -270,3 +274,40 @@ class Event(Schema):
     scores = fields.List(fields.Integer())
     winners = fields.List(fields.Integer())
     breakdown = fields.List(fields.Dict(keys=fields.String(), values=fields.Integer()))
+
+
+#: One schema per move type, with the fields it requires (and may carry).
+MOVE_VARIANTS = tagged_variants(Move, {
+    "place_card": ("rotation", "dx", "dy"),
+    "place_shooting_star": ("length", "rotation", "dx", "dy"),
+    "skip_card": (),
+    "select_occurrence": ("lines",),
+    "use_power": (),
+    "decline_power": (),
+    "confirm_turn": (),
+}, optional={
+    "place_card": ("mirror",),
+    "place_shooting_star": ("mirror",),
+    "use_power": ("point", "line", "stop"),
+})
+
+#: One schema per event type, as each seat may receive it (redacted, or whole once the match is over).
+EVENT_VARIANTS = tagged_variants(Event, {
+    "game_set_up": ("num_seats", "sheets", "rules"),
+    "card_revealed": ("turn", "pile", "card", "reveal"),
+    "card_placed": ("seat", "card", "rotation", "dx", "dy", "lines", "pending"),
+    "shooting_star_placed": ("seat", "card", "length", "rotation", "dx", "dy", "segments", "head"),
+    "card_skipped": ("seat", "card"),
+    "occurrence_selected": ("seat", "occurrence"),
+    "power_used": ("seat", "power"),
+    "power_declined": ("seat", "occurrence", "consumed", "pending"),
+    "step_taken": ("seat",),
+    "turn_confirmed": ("seat",),
+    "turn_revealed": ("turn", "drawings"),
+    "game_ended": ("scores", "winners", "breakdown"),
+}, optional={
+    "game_set_up": ("deck",),
+    "card_placed": ("mirror",),
+    "shooting_star_placed": ("mirror",),
+    "power_used": ("occurrence", "consumed", "line", "point", "new_stars_left", "stop", "pending"),
+}, everywhere=("reveal",), suffix="Event")

@@ -32,7 +32,8 @@ class StarsAreRight(Game):
 
     def schemas(self):
         return GameSchemas(options=schemas.OptionsSchema, move=schemas.MoveSchema,
-                           view=schemas.ViewSchema, event=schemas.EventSchema)
+                           view=schemas.ViewSchema, event=schemas.EventSchema,
+                           moves=schemas.MOVE_VARIANTS, events=schemas.EVENT_VARIANTS)
 
     # -- setup (SAR-B2, randomness X1-X5) -----------------------------------
 

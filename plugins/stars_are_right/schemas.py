@@ -3,21 +3,31 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from service.plugin_api import tag_schemas, tagged_variants
+
 from .content import FACE_CODES
 from .rules import MOVE_TYPES, PHASE_MOVES, SAFEGUARD_ROUNDS
 from .state import EVENT_TYPES
 
 
-class IntList(fields.Field):
+def _sized(length: tuple | None, kwargs: dict) -> dict:
+    """``kwargs`` with the item count documented (minItems/maxItems) in its metadata."""
+    if length:
+        kwargs["metadata"] = {**kwargs.get("metadata", {}), "minItems": length[0], "maxItems": length[1]}
+    return kwargs
+
+
+class IntList(fields.List):
     """A list of integers in ``[lo, hi]`` checked in one pass.
 
     Much cheaper than ``fields.List(fields.Integer())``, which builds and
     runs a field per item: views and events are validated on every step of
-    the conformance kit, so this matters.
+    the conformance kit, so this matters. The inner field only documents the
+    items (OpenAPI).
     """
 
     def __init__(self, lo: int = 0, hi: int = 75, length: tuple | None = None, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(fields.Integer(validate=validate.Range(lo, hi)), **_sized(length, kwargs))
         self.lo, self.hi, self.length = lo, hi, length
 
     def _deserialize(self, value, attr, data, **kwargs):
@@ -32,11 +42,11 @@ class IntList(fields.Field):
 _SHARED: dict = {}
 
 
-class Shared(fields.Field):
+class Shared(fields.Nested):
     """Like ``fields.Nested`` but validating with one shared schema instance."""
 
     def __init__(self, schema_cls, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(schema_cls, **kwargs)
         self.schema_cls = schema_cls
 
     def _deserialize(self, value, attr, data, **kwargs):
@@ -65,10 +75,16 @@ def _cards(**kwargs):
     return IntList(1, 75, **kwargs)
 
 
-def _face_codes(value):
-    if not isinstance(value, list) or len(value) != 25 or any(v not in FACE_CODES for v in value):
-        raise ValidationError("must be 25 face codes")
-    return value
+class FaceCodes(fields.List):
+    """The 25 face codes of the sky, in cell order (checked in one pass)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(fields.String(validate=validate.OneOf(FACE_CODES)), **_sized((25, 25), kwargs))
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, list) or len(value) != 25 or any(v not in FACE_CODES for v in value):
+            raise ValidationError("must be 25 face codes")
+        return value
 
 
 _PHASES = tuple(PHASE_MOVES) + ("setup", "over")
@@ -131,6 +147,10 @@ class MoveSchema(Schema):
             raise ValidationError(f"not used by {data['type']}: {extra}")
 
 
+#: One schema per move type, with the fields that type requires.
+MOVE_VARIANTS = tagged_variants(MoveSchema, MOVE_FIELDS)
+
+
 class PoolSchema(Schema):
     P = fields.Integer(required=True, validate=validate.Range(0, 20))
     S = fields.Integer(required=True, validate=validate.Range(0, 20))
@@ -151,11 +171,11 @@ class DholeSchema(Schema):
     look = _cards()
 
 
-class CardLists(fields.Field):
+class CardLists(fields.List):
     """One list of card ids per seat (``None`` allowed with ``holes``)."""
 
     def __init__(self, holes: bool = False, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(IntList(1, 75, allow_none=holes), **_sized((2, 4), kwargs))
         self.holes = holes
         self._item = IntList(1, 75)
 
@@ -180,7 +200,7 @@ class ViewSchema(Schema):
     turn = fields.Integer(required=True)
     first = _seat(required=True, allow_none=True)
     sky = IntList(0, 24, length=(25, 25), required=True)
-    up = fields.Function(deserialize=_face_codes, required=True)
+    up = FaceCodes(required=True)
     hand = _cards(required=True, allow_none=True)
     hand_sizes = IntList(0, 75, required=True)
     creatures = CardLists(required=True)
@@ -250,6 +270,8 @@ EVENT_SCHEMAS = {
                         reason=fields.String(required=True), scores=IntList(0, 100, required=True)),
 }
 assert set(EVENT_SCHEMAS) == set(EVENT_TYPES)
+#: The same, each with its ``type`` pinned (the OpenAPI document's discriminated union).
+EVENT_VARIANTS = tag_schemas(EVENT_SCHEMAS, module=__name__)
 _EVENT_CHECKERS: dict = {}
 
 

@@ -15,7 +15,7 @@ from . import views as _views
 from .content import load_card_set, register_card_sets
 from .evolve import evolve
 from .flow import Flow, draw
-from .schemas import Event, Move, Options, View
+from .schemas import EVENT_VARIANTS, MOVE_VARIANTS, Event, Move, Options, View
 from .scoring import result
 
 RULE_OPTIONS = (
@@ -50,7 +50,8 @@ class TinyStellarEmpires(Game):
     )
 
     def schemas(self):
-        return GameSchemas(options=Options, move=Move, view=View, event=Event)
+        return GameSchemas(options=Options, move=Move, view=View, event=Event,
+                           moves=MOVE_VARIANTS, events=EVENT_VARIANTS)
 
     def use_content(self, content):
         """Card sets other plugins register (kind ``card_set``) become nameable by ``card_set``."""

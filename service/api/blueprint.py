@@ -83,6 +83,9 @@ class Blueprint(_Blueprint):
             docs = _documented(func, "arguments")
             docs.setdefault("parameters", []).append(parameters)
             docs.setdefault("responses", {})[status] = http.HTTPStatus(status).name
+            if location == "json":  # any JSON body may be malformed or too large
+                for code in (400, 413):
+                    docs["responses"].setdefault(code, http.HTTPStatus(code).name)
             return self.ARGUMENTS_PARSER.use_args(schema, location=location, **kwargs)(func)
 
         return decorator
@@ -109,6 +112,32 @@ class Blueprint(_Blueprint):
             docs.setdefault("responses", {}).setdefault(status_code, []).append(resp_doc)
             if success:
                 func._apidoc.setdefault("success_status_codes", []).append(status_code)
+            return func
+
+        return decorator
+
+    def header(self, name: str, description: str, *, schema: dict | None = None):
+        """Document a request header that the view reads itself (nothing is parsed here)."""
+        parameter = {"in": "header", "name": name, "description": description, "required": False,
+                     "schema": schema or {"type": "string"}}
+
+        def decorator(func):
+            _documented(func, "arguments").setdefault("parameters", []).append(parameter)
+            return func
+
+        return decorator
+
+    def operation(self, operation_id: str, **doc):
+        """Give the operation its stable ``operationId`` (generated clients name their functions after it).
+
+        ``doc``: more of the OpenAPI operation object, merged over what the
+        other decorators document (as flask-smorest's ``doc``, without its call layer).
+        """
+
+        def decorator(func):
+            manual = _documented(func, "manual_doc")
+            manual.update(deepcopy(doc))
+            manual["operationId"] = operation_id
             return func
 
         return decorator

@@ -13,6 +13,16 @@ from .problems import MEDIA_TYPE
 #: Keyword arguments of ``alt_response`` for an error status.
 PROBLEM = {"schema": ProblemSchema, "content_type": MEDIA_TYPE}
 
+#: ... for 401, which names the scheme to use (RFC 9110 section 11.6.1).
+UNAUTHORIZED = {**PROBLEM, "headers": {"WWW-Authenticate": {
+    "description": "`Bearer`: send a seat's token as `Authorization: Bearer <token>`",
+    "schema": {"type": "string"}}}}
+
+#: Response headers, as OpenAPI header objects.
+LOCATION = {"Location": {"description": "the new match's URL", "schema": {"type": "string"}}}
+ETAG = {"ETag": {"description": "the version and the seat it was seen by; send it back as `If-None-Match`",
+                 "schema": {"type": "string"}}}
+
 
 class GameroomApi(Api):
     ERROR_SCHEMA = ProblemSchema

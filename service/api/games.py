@@ -1,10 +1,12 @@
 """GET /api/games: what can be played here."""
 from __future__ import annotations
 
-from flask import current_app
+from flask import current_app, jsonify
 from flask.views import MethodView
 
 from schemas import GameSchema
+
+from ..openapi import game_document
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -27,6 +29,7 @@ def game_resource(installed, matches, with_schemas: bool = False) -> dict:
 
 @blp.route("")
 class Games(MethodView):
+    @blp.operation("listGames")
     @blp.response(200, GameSchema(many=True))
     def get(self):
         """List installed games with their metadata and AI levels."""
@@ -36,9 +39,28 @@ class Games(MethodView):
 
 @blp.route("/<slug>")
 class GameDetail(MethodView):
+    @blp.operation("getGame")
     @blp.response(200, GameSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, slug):
         """One game, with the JSON Schema of its options and the names of its schemas."""
         matches = current_app.extensions["gameroom"]
         return game_resource(matches.registry.installed(slug), matches, with_schemas=True)
+
+
+@blp.route("/<slug>/openapi.json")
+class GameDocument(MethodView):
+    @blp.operation("getGameOpenapi")
+    @blp.response(200, description="An OpenAPI 3 document (JSON)", example={"openapi": "3.0.3"})
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, slug):
+        """The whole API typed for one game: generate a client from it to get one class per move, view and event."""
+        matches = current_app.extensions["gameroom"]
+        installed = matches.registry.installed(slug)
+        cache = current_app.extensions.setdefault("gameroom_game_documents", {})
+        doc = cache.get(slug)
+        if doc is None:
+            spec = current_app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+            names = current_app.extensions["gameroom_schema_names"][slug]
+            doc = cache[slug] = game_document(spec, slug, installed.game.info.title, names)
+        return jsonify(doc)

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields
 
 from ..errors import GameroomError
 from .blueprint import Blueprint
+from .docs import PROBLEM
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Probes")
 
@@ -22,6 +23,7 @@ class NotReady(GameroomError):
 
 @blp.route("/healthz")
 class Health(MethodView):
+    @blp.operation("getHealth")
     @blp.response(200, HealthSchema)
     def get(self):
         """The process is up."""
@@ -30,7 +32,9 @@ class Health(MethodView):
 
 @blp.route("/readyz")
 class Ready(MethodView):
+    @blp.operation("getReadiness")
     @blp.response(200, HealthSchema)
+    @blp.alt_response(503, **PROBLEM, description="not-ready: Redis does not answer, or no game is loaded")
     def get(self):
         """Redis answers and the game plugins are loaded."""
         matches = current_app.extensions["gameroom"]

@@ -13,7 +13,7 @@ from schemas.matches import MatchCreatedSchema
 from . import presenters
 from .auth import caller, caller_seat
 from .blueprint import Blueprint
-from .docs import PROBLEM
+from .docs import LOCATION, PROBLEM, UNAUTHORIZED
 
 blp = Blueprint("history", __name__, url_prefix="/api/matches", description="Undo, fork, export, import")
 
@@ -28,10 +28,11 @@ def _entry(matches, loaded, entry, seat):
 
 @blp.route("/<match_id>/undo")
 class Undo(MethodView):
+    @blp.operation("undo")
     @blp.arguments(UndoRequestBodySchema())
     @blp.response(201, UndoResultSchema, description="undone at once")
     @blp.alt_response(202, schema=UndoResultSchema, description="other seats must approve (a request)")
-    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="undo-crosses-reveal, nothing-to-undo, match-over")
     def post(self, body, match_id):
@@ -50,6 +51,7 @@ class Undo(MethodView):
 
 @blp.route("/<match_id>/undo-requests/<request_id>")
 class UndoRequest(MethodView):
+    @blp.operation("getUndoRequest")
     @blp.response(200, UndoRequestSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id, request_id):
@@ -58,9 +60,10 @@ class UndoRequest(MethodView):
         matches.record(match_id)
         return history.request(match_id, request_id)
 
+    @blp.operation("voteOnUndoRequest")
     @blp.arguments(VoteSchema())
     @blp.response(200, VoteResultSchema)
-    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="not-a-voter, or the request is no longer pending")
     def post(self, body, match_id, request_id):
@@ -77,8 +80,9 @@ class UndoRequest(MethodView):
 
 @blp.route("/<match_id>/fork")
 class Fork(MethodView):
+    @blp.operation("forkMatch")
     @blp.arguments(ForkSchema())
-    @blp.response(201, MatchCreatedSchema)
+    @blp.response(201, MatchCreatedSchema, headers=LOCATION)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="match-not-finished")
     @blp.alt_response(422, **PROBLEM)
@@ -94,8 +98,9 @@ class Fork(MethodView):
 
 @blp.route("/<match_id>/export")
 class Export(MethodView):
+    @blp.operation("exportMatch")
     @blp.response(200, ExportSchema)
-    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id):
         """The match as a self-describing document: complete once over, else redacted for the caller."""
@@ -119,8 +124,9 @@ def _import_body_limit():
 
 @blp.route("/import")
 class Import(MethodView):
+    @blp.operation("importMatch")
     @blp.arguments(ImportSchema())
-    @blp.response(201, ImportResultSchema)
+    @blp.response(201, ImportResultSchema, headers=LOCATION)
     @blp.alt_response(404, **PROBLEM, description="unknown-game")
     @blp.alt_response(413, **PROBLEM, description="longer than the longest match the installed games allow")
     @blp.alt_response(422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete")

@@ -14,7 +14,7 @@ from schemas.matches import MatchListSchema
 from ..core.matches import hash_token, new_token
 from . import presenters
 from .blueprint import Blueprint
-from .docs import PROBLEM
+from .docs import LOCATION, PROBLEM
 
 blp = Blueprint("matches", __name__, url_prefix="/api/matches", description="Matches and seats")
 
@@ -38,8 +38,9 @@ def _matches():
 
 @blp.route("")
 class MatchCollection(MethodView):
+    @blp.operation("createMatch")
     @blp.arguments(MatchCreateSchema())
-    @blp.response(201, MatchCreatedSchema)
+    @blp.response(201, MatchCreatedSchema, headers=LOCATION)
     @blp.alt_response(404, **PROBLEM, description="unknown game")
     @blp.alt_response(422, **PROBLEM, description="invalid seats or options")
     def post(self, body):
@@ -56,6 +57,7 @@ class MatchCollection(MethodView):
              "admin_token": admin, "state": presenters.state(matches, loaded, None)},
             201, headers)
 
+    @blp.operation("listMatches")
     @blp.arguments(MatchListArgsSchema(), location="query")
     @blp.response(200, MatchListSchema)
     def get(self, args):
@@ -86,6 +88,7 @@ class MatchCollection(MethodView):
 
 @blp.route("/<match_id:match_id>")
 class MatchResource(MethodView):
+    @blp.operation("getMatch")
     @blp.response(200, MatchSummarySchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id):
@@ -96,6 +99,7 @@ class MatchResource(MethodView):
 
 @blp.route("/<match_id>/seats/<int:seat>")
 class SeatClaim(MethodView):
+    @blp.operation("claimSeat")
     @blp.arguments(ClaimSeatSchema())
     @blp.response(201, SeatTokenSchema)
     @blp.alt_response(404, **PROBLEM)

@@ -14,7 +14,7 @@ from ..core import lifecycle
 from . import presenters
 from .auth import bearer_token, caller
 from .blueprint import Blueprint
-from .docs import PROBLEM
+from .docs import ETAG, PROBLEM, UNAUTHORIZED
 
 blp = Blueprint("play", __name__, url_prefix="/api/matches", description="Playing a match")
 
@@ -25,10 +25,12 @@ def _matches():
 
 @blp.route("/<match_id>/state")
 class State(MethodView):
+    @blp.operation("getState")
     @blp.arguments(StateArgsSchema(), location="query")
-    @blp.response(200, StateSchema)
-    @blp.alt_response(304, description="not modified (If-None-Match)")
-    @blp.alt_response(401, **PROBLEM)
+    @blp.header("If-None-Match", "an ETag this seat got before: 304 if the view is unchanged")
+    @blp.response(200, StateSchema, headers=ETAG)
+    @blp.alt_response(304, description="not modified (If-None-Match)", headers=ETAG)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, **PROBLEM, description="another seat's view before the match is over")
     @blp.alt_response(404, **PROBLEM)
     def get(self, args, match_id):
@@ -55,8 +57,9 @@ class State(MethodView):
 
 @blp.route("/<match_id>/legal-moves")
 class LegalMoves(MethodView):
+    @blp.operation("getLegalMoves")
     @blp.response(200, LegalMovesSchema)
-    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id):
         """The caller's legal atomic moves now; each can be POSTed back unchanged."""
@@ -71,16 +74,21 @@ class LegalMoves(MethodView):
 
 @blp.route("/<match_id>/moves")
 class Moves(MethodView):
+    @blp.operation("submitMove")
     @blp.arguments(MoveRequestSchema())
     @blp.arguments(IncludeArgsSchema(), location="query")
+    @blp.header("Idempotency-Key", "1-128 characters; a retry with the same key replays the first result "
+                "(`duplicate: true`) instead of moving twice", schema={"type": "string", "minLength": 1,
+                                                                       "maxLength": 128})
     @blp.response(201, MoveResponseSchema)
-    @blp.alt_response(400, **PROBLEM, description="malformed JSON")
-    @blp.alt_response(401, **PROBLEM, description="missing or bad token")
+    @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
+    @blp.alt_response(401, **UNAUTHORIZED, description="missing or bad token")
     @blp.alt_response(403, **PROBLEM, description="not-your-turn / not-your-seat")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="stale-version, match-over, match-not-started")
     @blp.alt_response(413, **PROBLEM)
-    @blp.alt_response(422, **PROBLEM, description="illegal-move (with the game's rule code)")
+    @blp.alt_response(422, **PROBLEM, description="illegal-move (with the game's rule code), unknown-move-field "
+                      "(a key the move's type does not take)")
     def post(self, body, query, match_id):
         """Submit one move. ``Idempotency-Key`` makes retries safe.
 
@@ -109,9 +117,10 @@ class Moves(MethodView):
 
 @blp.route("/<match_id>/events")
 class Events(MethodView):
+    @blp.operation("listEvents")
     @blp.arguments(HistoryArgsSchema(), location="query")
     @blp.response(200, EventPageSchema)
-    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     def get(self, args, match_id):
         """History after version ``after``, each entry redacted for the caller."""

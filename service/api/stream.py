@@ -20,7 +20,14 @@ from ..core import lifecycle
 from ..errors import BadRequest
 from .auth import caller_seat
 from .blueprint import Blueprint
-from .docs import PROBLEM
+from .docs import PROBLEM, UNAUTHORIZED
+
+#: What ``/stream`` sends, for the OpenAPI document.
+SSE_FORMAT = ("Server-Sent Events (text/event-stream). First `retry: 2000`; then, for every entry appended "
+              "after the start version, a frame `id: <version>`, `event: entry`, `data: <the Entry as JSON, "
+              "redacted for the caller>` (schema: `x-item-schema`, the `Entry` component); `: keep-alive` "
+              "comments while nothing happens. The stream ends when the match is over and drained, or after "
+              "the server's maximum age: reconnect with `Last-Event-ID`.")
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
 
@@ -62,9 +69,18 @@ def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_a
 
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
+    @blp.operation("streamEvents", responses={200: {"content": {"text/event-stream": {
+        "schema": {"type": "string", "description": SSE_FORMAT},
+        "x-item-schema": {"$ref": "#/components/schemas/Entry"}}}, "headers": {
+        "Cache-Control": {"description": "`no-cache`", "schema": {"type": "string"}},
+        "X-Accel-Buffering": {"description": "`no`: proxies must not buffer the stream",
+                              "schema": {"type": "string"}}}}})
     @blp.arguments(StreamArgsSchema(), location="query")
-    @blp.response(200, description="text/event-stream of entries (`id` = version, `data` = entry JSON)")
-    @blp.alt_response(401, **PROBLEM)
+    @blp.header("Last-Event-ID", "resume after this version (EventSource sends it by itself on reconnect); "
+                "wins over `after`", schema={"type": "string", "pattern": "^[0-9]+$"})
+    @blp.response(200, description="Server-Sent Events, one per entry appended after the start version")
+    @blp.alt_response(400, **PROBLEM, description="bad-last-event-id")
+    @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     def get(self, args, match_id):
         """Live entries as Server-Sent Events, resumable with ``Last-Event-ID``."""

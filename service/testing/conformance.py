@@ -34,6 +34,7 @@ import random
 
 import pytest
 
+from .. import tagged
 from ..core.decider import Folded, apply_entry, decide, fold, setup_entry
 from ..core.rng import rng_for
 from ..errors import RuleViolation
@@ -78,6 +79,14 @@ def _check_schema(schema_cls, data, what: str):
     assert not errors, f"{what} does not pass its schema: {errors}\n{json.dumps(data)[:2000]}"
 
 
+def _check_variant(union: dict | None, data: dict, what: str):
+    """``data`` passes the schema of its ``type`` (what the OpenAPI document promises a client)."""
+    if union is None:
+        return
+    assert data.get("type") in union, f"{what} has a type with no schema of its own: {data.get('type')!r}"
+    _check_schema(union[data["type"]], data, f"{what} ({data['type']})")
+
+
 def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool = True,
                       options: dict | None = None, on_step=None) -> tuple[Folded, list[dict]]:
     """Play one random match to its end, checking the contract on every step.
@@ -87,6 +96,7 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
     """
     rnd = random.Random(seed)
     schemas = game.schemas()
+    move_union, event_union = tagged.variants(schemas, "move"), tagged.variants(schemas, "event")
     opts = game.load_options(options)
     entry = setup_entry(game, num_seats, opts, seed)
     assert entry == setup_entry(game, num_seats, opts, seed), "setup is not deterministic for one seed"
@@ -124,6 +134,7 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
         json.dumps(move)
         if thorough:
             _check_schema(schemas.move, move, "legal move")
+            _check_variant(move_union, move, "legal move")
             before = clone(state)
             legal = {json.dumps(m, sort_keys=True) for m in moves}
             for bad in corrupt(move, rnd)[:6]:
@@ -145,10 +156,13 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
         if thorough:
             snapshot = clone(state)
             for event in new["events"]:
+                # whole, as everyone sees it once the match is over
+                _check_variant(event_union, event, "event")
                 for viewer in [None, *range(num_seats)]:
                     red = game.redact(event, viewer)
                     json.dumps(red)
                     _check_schema(schemas.event, red, f"event redacted for {viewer}")
+                    _check_variant(event_union, red, f"event redacted for {viewer}")
         folded = apply_entry(game, folded, new)
         if thorough:
             assert state == snapshot, "evolve mutated its input state"

@@ -13,7 +13,7 @@ names it ``stones``. Matches started under version 1 stay replayable because
 """
 from marshmallow import Schema, fields, validate
 
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl
+from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
 
 
 class Options(Schema):
@@ -40,6 +40,13 @@ class Event(Schema):
     misere = fields.Boolean()
 
 
+#: One schema per event type: the OpenAPI document publishes ``NimEvent`` as
+#: their union, discriminated on ``type``. (``Move`` allows one type only, so
+#: it is its own union.)
+EVENTS = tagged_variants(Event, {"started": ("piles", "first", "max_take", "misere"),
+                                 "took": ("seat", "pile", "stones")}, suffix="Event")
+
+
 class View(Schema):
     piles = fields.List(fields.Integer(), required=True)
     turn = fields.Integer(allow_none=True)
@@ -61,7 +68,7 @@ class Nim(Game):
     )
 
     def schemas(self):
-        return GameSchemas(options=Options, move=Move, view=View, event=Event)
+        return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
 
     def setup(self, num_seats, options, rng):
         return [{"type": "started", "piles": list(options["piles"]), "first": rng.randrange(num_seats),
