@@ -11,7 +11,7 @@ from ..errors import NotFound, Unauthorized
 from . import presenters
 from .auth import bearer_token, caller
 from .blueprint import Blueprint
-from .docs import PROBLEM
+from .docs import PROBLEM, UNAUTHORIZED
 
 blp = Blueprint("lifecycle", __name__, url_prefix="/api/matches",
                 description="Resigning, leaving to an AI, reclaiming a seat, rematches")
@@ -34,8 +34,9 @@ def _result(loaded, entry, seat):
 
 @blp.route("/<match_id>/resign")
 class Resign(MethodView):
+    @blp.operation("resignSeat")
     @blp.response(201, LifecycleResultSchema)
-    @blp.alt_response(401, **PROBLEM, description="a seat's token is needed")
+    @blp.alt_response(401, **UNAUTHORIZED, description="a seat's token is needed")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="match-over, match-not-started, read-only")
     def post(self, match_id):
@@ -47,9 +48,10 @@ class Resign(MethodView):
 
 @blp.route("/<match_id>/leave")
 class Leave(MethodView):
+    @blp.operation("leaveSeat")
     @blp.arguments(LeaveSchema())
     @blp.response(201, LifecycleResultSchema)
-    @blp.alt_response(401, **PROBLEM, description="a seat's token is needed")
+    @blp.alt_response(401, **UNAUTHORIZED, description="a seat's token is needed")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="match-over, match-not-started, seat-played-by-ai")
     @blp.alt_response(422, **PROBLEM, description="unknown-ai-level")
@@ -66,8 +68,9 @@ class Leave(MethodView):
 
 @blp.route("/<match_id>/seats/<int:seat>/reclaim")
 class Reclaim(MethodView):
+    @blp.operation("reclaimSeat")
     @blp.response(201, SeatTokenSchema)
-    @blp.alt_response(401, **PROBLEM, description="bad-admin-token")
+    @blp.alt_response(401, **UNAUTHORIZED, description="bad-admin-token")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="seat-not-left, match-over")
     def post(self, match_id, seat):
@@ -83,8 +86,9 @@ class Reclaim(MethodView):
 
 @blp.route("/<match_id>/rematch")
 class Rematch(MethodView):
+    @blp.operation("createRematch")
     @blp.response(201, RematchSchema)
-    @blp.alt_response(401, **PROBLEM, description="a seat's token or the admin token is needed")
+    @blp.alt_response(401, **UNAUTHORIZED, description="a seat's token or the admin token is needed")
     @blp.alt_response(403, **PROBLEM, description="not-your-seat (an AI seat)")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="match-not-finished, seat-taken")
