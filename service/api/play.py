@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, request
 from flask.views import MethodView
+from marshmallow import Schema, fields, validate
 
 from schemas import (
     EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
@@ -65,8 +66,15 @@ class LegalMoves(MethodView):
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
 
+class IdempotencyHeaderSchema(Schema):
+    key = fields.String(data_key="Idempotency-Key", validate=validate.Length(1, 128), metadata={
+        "description": "retries with the same key and body get the first result; the same key with "
+                       "another body is refused (422 idempotency-key-reused)"})
+
+
 @blp.route("/<match_id>/moves")
 class Moves(MethodView):
+    @blp.documented_arguments(IdempotencyHeaderSchema(), location="headers")  # the view reads it
     @blp.arguments(MoveRequestSchema())
     @blp.arguments(IncludeArgsSchema(), location="query")
     @blp.response(201, MoveResponseSchema)
