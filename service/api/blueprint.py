@@ -90,6 +90,16 @@ class Blueprint(_Blueprint):
 
         return decorator
 
+    def documented_arguments(self, schema, *, location: str, description=None):
+        """Document arguments that the view reads itself (no parsing per request), like :meth:`arguments`."""
+        parameters = remove_none({"in": location, "required": False, "schema": schema, "description": description})
+
+        def decorator(func):
+            _documented(func, "arguments").setdefault("parameters", []).append(parameters)
+            return func
+
+        return decorator
+
     def alt_response(self, status_code, response=None, *, schema=None, content_type=None, description=None,
                      example=None, examples=None, headers=None, success=False):
         """Document an alternative response (as flask-smorest does), adding no call layer."""

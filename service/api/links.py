@@ -32,9 +32,23 @@ def _match_links(match_id: str) -> dict:
             for path, method in _WITH_MATCH}
 
 
+#: What seat 0's token (when a human filled it at creation) may do in the new match.
+_AS_SEAT = [(MATCH + "/state", "get"), (MATCH + "/legal-moves", "get"), (MATCH + "/moves", "post"),
+            (MATCH + "/undo", "post"), (MATCH + "/events", "get"), (MATCH + "/export", "get")]
+
+
+def _seat_links(match_id: str, token: str) -> dict:
+    """Links that carry a seat's bearer token (qualified ``header.Authorization``, as OpenAPI allows)."""
+    return {_name(path, method) + "AsSeat0": {"operationRef": _ref(path, method),
+                                              "parameters": {"match_id": match_id,
+                                                             "header.Authorization": "Bearer {%s}" % token}}
+            for path, method in _AS_SEAT}
+
+
 #: (path, method, status) -> links of that response.
 LINKS = {
-    ("/api/matches", "post", "201"): _match_links("$response.body#/match/id"),
+    ("/api/matches", "post", "201"): {**_match_links("$response.body#/match/id"),
+                                      **_seat_links("$response.body#/match/id", "$response.body#/tokens/0")},
     (MATCH + "/fork", "post", "201"): _match_links("$response.body#/match/id"),
     ("/api/matches/import", "post", "201"): _match_links("$response.body#/match/id"),
     (MATCH + "/seats/{seat}", "post", "201"): _match_links("$response.body#/match/id"),

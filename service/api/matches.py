@@ -39,7 +39,7 @@ def _matches():
 @blp.route("")
 class MatchCollection(MethodView):
     @blp.operation("createMatch")
-    @blp.arguments(MatchCreateSchema())
+    @blp.arguments(MatchCreateSchema(), example={"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}]})
     @blp.response(201, MatchCreatedSchema, headers=LOCATION)
     @blp.alt_response(404, **PROBLEM, description="unknown game")
     @blp.alt_response(422, **PROBLEM, description="invalid seats or options")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import current_app, request
 from flask.views import MethodView
 
+
 from schemas import (
     EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
     StateArgsSchema, StateSchema,
@@ -77,9 +78,10 @@ class Moves(MethodView):
     @blp.operation("submitMove")
     @blp.arguments(MoveRequestSchema())
     @blp.arguments(IncludeArgsSchema(), location="query")
-    @blp.header("Idempotency-Key", "1-128 characters; a retry with the same key replays the first result "
-                "(`duplicate: true`) instead of moving twice", schema={"type": "string", "minLength": 1,
-                                                                       "maxLength": 128})
+    @blp.header("Idempotency-Key", "1-128 characters; a retry with the same key and body replays the first "
+                "result (`duplicate: true`) instead of moving twice; the same key with another body is "
+                "refused (422 idempotency-key-reused)", schema={"type": "string", "minLength": 1,
+                                                               "maxLength": 128})
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
     @blp.alt_response(401, **UNAUTHORIZED, description="missing or bad token")
