@@ -84,6 +84,9 @@ def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
 
     retype("MatchCreate", "options", options)
     schemas["MatchCreate"]["properties"]["game"] = {"type": "string", "enum": [slug]}
+    create = doc["paths"]["/api/matches"]["post"]["requestBody"]["content"]["application/json"]
+    if "example" in create:  # the all-games document's example names another game
+        create["example"] = {**create["example"], "game": slug}
     retype("MatchSummary", "options", options)
     retype("State", "view", view)
     retype("State", "legal_moves", move, items=True)
