@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
+from . import faults
 from .core import decider
 from .core.decider import Folded
 from .core.matches import (
@@ -140,7 +141,8 @@ class Matches:
         # Record, tokens, lobby and first entry in one transaction: one round trip.
         pipe = self.store.redis.pipeline(transaction=True)
         self.records.queue_create(pipe, record, tokens)
-        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
+        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state),
+                                ai_seats=self.ai_to_move(record, game, loaded.folded.state))
         self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
         if record.full:
@@ -156,11 +158,16 @@ class Matches:
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
         token = new_token()
+        if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
+            self.store.mark_ai_pending(self.store.redis, match_id)
         if not self.records.claim(match_id, seat, name, token):
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         loaded = self.load(match_id)
         log.info("match %s: seat %d claimed", match_id, seat)
         if loaded.record.full:
+            ai_seats = self.ai_to_move(loaded.record, self.game(loaded.record), loaded.folded.state)
+            if ai_seats:
+                self.store.set_ai_turn(match_id, loaded.version, ai_seats)
             self._after(loaded, None)
         return loaded, token
 
@@ -261,6 +268,14 @@ class Matches:
         return [redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
                 for e in entries]
 
+    @staticmethod
+    def ai_to_move(record: MatchRecord, game, state) -> list[int]:
+        """The AI seats that are to move in ``state`` (none while seats are open, or once it is over)."""
+        ai = record.ai_seats()
+        if not ai or record.read_only or not record.full or game.outcome(state) is not None:
+            return []
+        return [seat for seat in game.active_seats(state) if seat in ai]
+
     def ai_levels(self, game) -> list[str]:
         from .ai import builtin_levels  # local: the AI package is optional for the core
 
@@ -318,7 +333,8 @@ class Matches:
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
             status = status_of(record, game, new.folded.state)
             try:
-                result = self.store.append(match_id, entry, folded.version, key, status=status)
+                result = self.store.append(match_id, entry, folded.version, key, status=status,
+                                           ai_seats=self.ai_to_move(record, game, new.folded.state))
             except VersionConflict:
                 loaded = None
                 continue
@@ -334,9 +350,11 @@ class Matches:
         """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved."""
         game = self.game(loaded.record)
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
-        result = self.store.append(loaded.record.id, entry, loaded.version)
+        after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
+        result = self.store.append(loaded.record.id, entry, loaded.version,
+                                   ai_seats=self.ai_to_move(loaded.record, game, after.state))
         entry["version"] = result.version
-        new = Loaded(loaded.record, decider.apply_entry(game, loaded.folded, entry))
+        new = Loaded(loaded.record, after)
         self._cache.put(loaded.record.id, new.folded)
         self._after(new, entry)
         return new
@@ -363,6 +381,7 @@ class Matches:
         return MoveResult(version, entry, self.load(match_id), duplicate=True)
 
     def _after(self, loaded: Loaded, entry: dict | None, progress_saved: bool = False) -> None:
+        faults.point("after-append")  # crash tests: the entry is stored, no AI job enqueued yet
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
         if not progress_saved:

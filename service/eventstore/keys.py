@@ -44,6 +44,25 @@ def undo_requests(match_id: str) -> str:
     return _match(match_id, "undo")
 
 
+def ai_turn(match_id: str) -> str:
+    """String ``<version>:<seat>,<seat>``: the AI seats to move at that version (absent: none).
+
+    Written by the append script in the same atomic step as the entry that
+    made it so (see :mod:`service.workers.reconciler`).
+    """
+    return _match(match_id, "ai-turn")
+
+
+def ai_pending() -> str:
+    """Sorted set: ids of matches that may have an AI turn to play, scored by the time of the last mark.
+
+    Cross-slot, so it is written *before* the append that may leave an AI
+    seat to move (an intent), never after; the reconciler drops members whose
+    :func:`ai_turn` is gone once they are older than its grace period.
+    """
+    return f"{PREFIX}:ai-pending"
+
+
 def lobby() -> str:
     """Sorted set: match id scored by creation time."""
     return f"{PREFIX}:matches"
