@@ -1,7 +1,9 @@
 """A private, real redis-server for the single-machine default and for tests.
 
 With no ``GAMEROOM_REDIS_URL``, ``gameroom serve`` runs one of these in the
-data folder (default ``./var``): AOF on with ``appendfsync everysec``, no RDB
+data folder (default ``./var``): AOF on with ``appendfsync always`` (an
+acknowledged append is on disk before Redis answers, so it survives any
+crash; ``GAMEROOM_REDIS_APPENDFSYNC=everysec`` trades that for speed), no RDB
 snapshots, no eviction, listening only on a unix socket. A second start in the
 same folder replays the AOF, so matches survive restarts. See
 ``deploy/redis.md`` for what each fsync setting costs and risks.
@@ -64,8 +66,10 @@ class EmbeddedRedis:
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "everysec",
+    def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "always",
                  executable: str | None = None):
+        if appendfsync not in ("always", "everysec", "no"):
+            raise EmbeddedRedisError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.executable = executable or find_redis_server()
