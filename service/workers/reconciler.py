@@ -82,8 +82,8 @@ def _needs_enqueue(connection, job_id: str, now: float) -> bool:
     status = job.get_status(refresh=False)
     if status not in _DONE:
         return False  # queued, scheduled for a retry, started or finished: RQ has it
-    ended = job.ended_at.timestamp() if job.ended_at else 0
-    if now - ended < FAILED_RETRY_AFTER:
+    ended = job.ended_at or job.last_heartbeat or job.enqueued_at
+    if ended is not None and now - ended.timestamp() < FAILED_RETRY_AFTER:
         return False
     log.warning("AI job %s ended %s and its turn is still pending; enqueueing it again", job_id, status)
     job.delete()
