@@ -67,12 +67,15 @@ class EmbeddedRedis:
     """
 
     def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "always",
-                 executable: str | None = None):
+                 executable: str | None = None, config_file: str | os.PathLike | None = None):
+        """``config_file``: a redis.conf to start from (e.g. ``deploy/redis.conf``, for tests); its
+        durability settings are then kept, and only where to listen and store is overridden."""
         if appendfsync not in ("always", "everysec", "no"):
             raise EmbeddedRedisError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.executable = executable or find_redis_server()
+        self.config_file = str(config_file) if config_file else None
         self.process: subprocess.Popen | None = None
         self._owner_pid = os.getpid()
         self._socket_dir: str | None = None
@@ -116,19 +119,23 @@ class EmbeddedRedis:
             os.unlink(self.socket_path)
         args = [
             self.executable,
+            *([self.config_file] if self.config_file else []),
             "--port", "0",
             "--unixsocket", self.socket_path,
             "--unixsocketperm", "700",
             "--dir", str(self.data_dir),
             "--pidfile", str(self.pidfile),
             "--logfile", str(self.data_dir / "redis.log"),
-            "--appendonly", "yes",
-            "--appendfilename", "appendonly.aof",
-            "--appendfsync", self.appendfsync,
-            "--save", "",
-            "--maxmemory-policy", "noeviction",
             "--daemonize", "no",
         ]
+        if not self.config_file:
+            args += [
+                "--appendonly", "yes",
+                "--appendfilename", "appendonly.aof",
+                "--appendfsync", self.appendfsync,
+                "--save", "",
+                "--maxmemory-policy", "noeviction",
+            ]
         self._owner_pid = os.getpid()
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
