@@ -18,6 +18,8 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
   worker beats every :data:`JOB_MONITORING_INTERVAL` seconds and a beat
   lasts :data:`HEARTBEAT_GRACE` seconds longer (RQ: 60), so a job of a dead
   worker is found within about 20 s and retried at once;
+- queues again a job that was dequeued but never started (its worker or
+  Redis died in between; :func:`recover_dequeued`);
 - enqueues every pending AI turn that has no live job
   (:func:`service.workers.reconciler.reconcile`).
 
@@ -41,6 +43,7 @@ import redis
 from rq import Worker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
+from rq.utils import now as rq_now
 
 from ..config import Config
 from . import jobs
@@ -56,6 +59,8 @@ JOB_MONITORING_INTERVAL = 5
 HEARTBEAT_GRACE = 10
 #: Seconds between two upkeep passes (abandoned jobs, pending AI turns).
 UPKEEP_INTERVAL = 5
+#: Seconds a job may sit dequeued but not started before it is queued again.
+DEQUEUED_GRACE = 10
 #: Longest wait between two starts of a worker whose Redis is away (seconds).
 MAX_BACKOFF = 10
 
@@ -73,8 +78,34 @@ def recover_abandoned(queue) -> None:
     try:
         StartedJobRegistry(queue.name, connection=connection, job_class=queue.job_class,
                            serializer=queue.serializer).cleanup()
+        recover_dequeued(queue)
     finally:
         connection.delete(queue.registry_cleaning_key)
+
+
+def recover_dequeued(queue) -> None:
+    """Queue again the jobs a worker took off the queue but never started (it, or Redis, died in between).
+
+    RQ moves a dequeued job to an intermediate list until the worker records
+    it as started; one stuck there is otherwise failed by RQ's own cleanup
+    (a minute after it was first seen, and only between two dequeues). Here
+    it goes back to the queue :data:`DEQUEUED_GRACE` seconds after first seen.
+    """
+    intermediate = queue.intermediate_queue
+    for job_id in intermediate.get_job_ids():
+        if job_id in queue.started_job_registry:
+            continue
+        job = queue.fetch_job(job_id)
+        if job is None:
+            intermediate.remove(job_id)
+            continue
+        first_seen = intermediate.get_first_seen(job_id)
+        if first_seen is None:
+            intermediate.set_first_seen(job_id)
+        elif (rq_now() - first_seen).total_seconds() > DEQUEUED_GRACE:
+            log.warning("job %s was taken off the queue but never started; queueing it again", job_id)
+            intermediate.remove(job_id)
+            queue.enqueue_job(job)
 
 
 class Upkeep(threading.Thread):

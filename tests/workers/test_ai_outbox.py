@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -206,3 +206,22 @@ def test_a_process_killed_between_append_and_enqueue_loses_no_ai_turn(
     job = Job.fetch(keys.ai_job_id(match_id, version, 1), connection=redis_client, serializer=JSONSerializer)
     assert job.get_status() == JobStatus.FINISHED and job.return_value()["status"] == "applied"
     assert worker.poll() is None
+
+
+def test_a_job_dequeued_but_never_started_goes_back_to_the_queue(ai_matches, queue, redis_client, monkeypatch):
+    """Redis (or the worker) died between RQ's dequeue and the job's start: seen in a 3 s blip."""
+    from service.workers import worker as worker_module
+
+    match_id = _create(ai_matches, "nim", ["greedy", "greedy"])
+    loaded = ai_matches.load(match_id)
+    [job_id] = queue.job_ids
+    redis_client.lmove(queue.key, queue.intermediate_queue_key, "LEFT", "RIGHT")  # what a dequeue does
+    assert queue.job_ids == []
+    worker_module.recover_dequeued(queue)  # first seen now: a live worker may be about to start it
+    assert queue.job_ids == []
+    # As of DEQUEUED_GRACE seconds later:
+    monkeypatch.setattr(worker_module, "rq_now", lambda: datetime.now(timezone.utc).replace(microsecond=0)
+                        + timedelta(seconds=worker_module.DEQUEUED_GRACE + 1))
+    worker_module.recover_dequeued(queue)
+    assert queue.job_ids == [job_id] and job_id.endswith(f"-{loaded.version}-{job_id.rsplit('-', 1)[1]}")
+    assert queue.intermediate_queue.get_job_ids() == []
