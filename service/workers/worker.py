@@ -19,7 +19,8 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
   lasts :data:`HEARTBEAT_GRACE` seconds longer (RQ: 60), so a job of a dead
   worker is found within about 20 s and retried at once;
 - queues again a job that was dequeued but never started (its worker or
-  Redis died in between; :func:`recover_dequeued`);
+  Redis died in between; :func:`recover_dequeued`), and retries that RQ's
+  scheduler left overdue (:func:`enqueue_overdue`);
 - enqueues every pending AI turn that has no live job
   (:func:`service.workers.reconciler.reconcile`).
 
@@ -59,6 +60,8 @@ JOB_MONITORING_INTERVAL = 5
 HEARTBEAT_GRACE = 10
 #: Seconds between two upkeep passes (abandoned jobs, pending AI turns).
 UPKEEP_INTERVAL = 5
+#: Seconds a scheduled retry may be overdue before the upkeep queues it (RQ's scheduler polls every second).
+OVERDUE = 10
 #: Seconds a job may sit dequeued but not started before it is queued again.
 DEQUEUED_GRACE = 10
 #: Longest wait between two starts of a worker whose Redis is away (seconds).
@@ -79,8 +82,32 @@ def recover_abandoned(queue) -> None:
         StartedJobRegistry(queue.name, connection=connection, job_class=queue.job_class,
                            serializer=queue.serializer).cleanup()
         recover_dequeued(queue)
+        enqueue_overdue(queue)
     finally:
         connection.delete(queue.registry_cleaning_key)
+
+
+def enqueue_overdue(queue) -> None:
+    """Queue the retries that RQ's scheduler should have queued :data:`OVERDUE` seconds ago.
+
+    The scheduler is a process of one worker, holding a lock for a minute; a
+    Redis outage kills it, and until its lock expires no other scheduler
+    starts, so retries scheduled meanwhile would wait. What is overdue is
+    queued here as the scheduler would (a retry queued twice runs twice and
+    appends at most once: see :mod:`service.workers.jobs`).
+    """
+    registry = queue.scheduled_job_registry
+    job_ids = registry.get_jobs_to_schedule(int(time.time() - OVERDUE))
+    if not job_ids:
+        return
+    with queue.connection.pipeline() as pipe:
+        for job_id in job_ids:
+            job = queue.fetch_job(job_id)
+            if job is not None:
+                queue._enqueue_job(job, pipeline=pipe)
+            registry.remove(job_id, pipeline=pipe)
+        pipe.execute()
+    log.warning("queued %d overdue retries (is RQ's scheduler down?): %s", len(job_ids), ", ".join(job_ids))
 
 
 def recover_dequeued(queue) -> None:

@@ -225,3 +225,15 @@ def test_a_job_dequeued_but_never_started_goes_back_to_the_queue(ai_matches, que
     worker_module.recover_dequeued(queue)
     assert queue.job_ids == [job_id] and job_id.endswith(f"-{loaded.version}-{job_id.rsplit('-', 1)[1]}")
     assert queue.intermediate_queue.get_job_ids() == []
+
+
+def test_retries_left_overdue_by_a_dead_scheduler_are_queued(queue, redis_client):
+    from service.workers import worker as worker_module
+
+    now = datetime.now(timezone.utc)
+    overdue = queue.enqueue_at(now - timedelta(seconds=worker_module.OVERDUE + 5), "time.sleep", 0)
+    just_due = queue.enqueue_at(now - timedelta(seconds=1), "time.sleep", 0)  # RQ's scheduler's business
+    worker_module.enqueue_overdue(queue)
+    assert queue.job_ids == [overdue.id]
+    assert queue.scheduled_job_registry.get_job_ids() == [just_due.id]
+    assert overdue.get_status() == JobStatus.QUEUED
