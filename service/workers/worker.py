@@ -190,6 +190,7 @@ def run(url: str, queue: str, burst: bool = False, log_level: str = "INFO") -> b
     A worker that quits on a Redis error is replaced by a fresh one, after a
     wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
     """
+    jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
     upkeep = None
     if not burst:
         upkeep = Upkeep(url, queue)
