@@ -74,6 +74,9 @@ class Supervisor:
         now = time.monotonic()
         for slot in self.slots:
             proc = slot["proc"]
+            if proc is not None and proc.poll() is not None and self.stopping.is_set():
+                slot["proc"] = None
+                continue
             if proc is not None and proc.poll() is not None:
                 lived = now - slot["started"]
                 slot["backoff"] = MIN_BACKOFF if lived >= HEALTHY_AFTER else min(2 * slot["backoff"], MAX_BACKOFF)
