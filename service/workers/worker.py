@@ -35,7 +35,9 @@ Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--bur
 from __future__ import annotations
 
 import argparse
+import ctypes
 import logging
+import os
 import signal
 import threading
 import time
@@ -53,6 +55,7 @@ from .scheduler import queue_for
 
 log = logging.getLogger(__name__)
 
+_PR_SET_PDEATHSIG = 1
 MAINTENANCE_INTERVAL = 30
 #: Seconds between the heartbeats of a busy worker.
 JOB_MONITORING_INTERVAL = 5
@@ -184,12 +187,30 @@ class AIWorker(Worker):
         return self.job_monitoring_interval + HEARTBEAT_GRACE
 
 
+def _children_die_with_this_process() -> None:
+    """Every process this one forks from now on (work horses, RQ's scheduler) gets SIGTERM when it dies.
+
+    RQ's scheduler process never checks its parent: a worker killed by
+    SIGKILL (the OOM killer, a supervisor's last resort) would leave it
+    running for ever. ``subprocess`` children are not concerned (no Python
+    runs in them between fork and exec).
+    """
+    def arm():  # pragma: no cover - runs in the forked child
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except OSError:
+            pass
+
+    os.register_at_fork(after_in_child=arm)
+
+
 def run(url: str, queue: str, burst: bool = False, log_level: str = "INFO") -> bool:
     """Work ``queue`` on ``url`` until asked to stop (or, with ``burst``, until it is empty).
 
     A worker that quits on a Redis error is replaced by a fresh one, after a
     wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
     """
+    _children_die_with_this_process()
     jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
     upkeep = None
     if not burst:

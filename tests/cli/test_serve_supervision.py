@@ -61,8 +61,18 @@ def _wait(predicate, timeout, what):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
 def _workers(serve_pid: int) -> list[int]:
-    return sorted(p for p in _children(serve_pid) if "service.cli worker" in _cmdline(p))
+    """The live AI workers: children of the supervisor (not what they fork, which has the same command line)."""
+    return sorted(p for p in _children(serve_pid)
+                  if "service.cli worker" in _cmdline(p) and "service.workers.supervisor" in _cmdline(_parent(p))
+                  and _live(p))
 
 
 def _run_serve(cwd, *args, timeout=60):
@@ -76,10 +86,13 @@ def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_pa
     server = Server(tmp_path).start()
     try:
         worker = _wait(lambda: _workers(server.proc.pid), 30, "the AI worker")[0]
+        scheduler = _wait(lambda: _children(worker), 30, "the worker's RQ scheduler process")
         os.kill(worker, signal.SIGKILL)  # e.g. the OOM killer
         replacement = _wait(lambda: [w for w in _workers(server.proc.pid) if w != worker], 30,
                             "a new AI worker")[0]
         assert not _live(worker) and _live(replacement)
+        # What the killed worker had forked (RQ's scheduler never checks its parent) goes with it.
+        _wait(lambda: not [p for p in scheduler if _live(p)], 20, "the killed worker's children to exit")
         family = _children(server.proc.pid)
         redis_pid = int((tmp_path / "var" / "redis.pid").read_text())
         assert redis_pid in family and replacement in family
