@@ -64,7 +64,7 @@ HEARTBEAT_GRACE = 10
 #: Seconds between two upkeep passes (abandoned jobs, pending AI turns).
 UPKEEP_INTERVAL = 5
 #: Seconds a scheduled retry may be overdue before the upkeep queues it (RQ's scheduler polls every second).
-OVERDUE = 10
+OVERDUE = 2
 #: Seconds a job may sit dequeued but not started before it is queued again.
 DEQUEUED_GRACE = 10
 #: Longest wait between two starts of a worker whose Redis is away (seconds).
