@@ -20,8 +20,9 @@ so*, and the workers enqueue from that record:
   the matches with a marker.
 - **The reconciler** (:func:`reconcile`, run by every ``gameroom worker`` at
   start and every :data:`RECONCILE_INTERVAL` seconds, see
-  :mod:`service.workers.worker`) reads the index; for each marker whose jobs
-  are missing, or failed for good, it loads the match and calls the same
+  :mod:`service.workers.worker`) reads the index; for each marker older than
+  :data:`FRESH` seconds whose jobs are missing, or failed for good, it loads
+  the match and calls the same
   :class:`~service.workers.scheduler.AIScheduler` the API calls. Enqueues
   stay deduplicated by the deterministic job id (``unique=True``), so
   however many workers reconcile at once, one job runs per (match, version,
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two reconciliations in each worker.
 RECONCILE_INTERVAL = 5
+#: A turn marked less than this long ago (seconds) is left to the writer's own enqueue.
+FRESH = 2
 #: A member of the index with no marker is dropped once older than this (seconds).
 GRACE = 60
 #: A job that failed for good is enqueued again this long after it ended (seconds).
@@ -125,6 +128,8 @@ def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
 def _reconcile_one(matches, scheduler, queue_redis, drop, match_id, score, raw, now) -> list[str]:
     turn = parse_ai_turn(raw)
     if turn is not None:
+        if now - score < FRESH:
+            return []  # just appended: the writer's own enqueue is on its way
         version, seats = turn
         if not any(_needs_enqueue(queue_redis, keys.ai_job_id(match_id, version, s), now) for s in seats):
             return []

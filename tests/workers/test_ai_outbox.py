@@ -76,25 +76,29 @@ def test_the_reconciler_enqueues_a_turn_whose_enqueue_was_lost_and_it_is_played_
     loaded = _human_plays_until_ai_turn(lost_enqueues, match_id)
     assert not _job_exists(redis_client, match_id, loaded.version, 1)  # the enqueue was lost
     scheduler = ai_matches.after_append[0]
-    assert reconcile(ai_matches, scheduler) == [keys.ai_job_id(match_id, loaded.version, 1)]
-    assert reconcile(ai_matches, scheduler) == []  # queued: not again
+    assert reconcile(ai_matches, scheduler) == []  # just appended: left to the writer for FRESH seconds
+    later = time.time() + reconciler.FRESH
+    assert reconcile(ai_matches, scheduler, now=later) == [keys.ai_job_id(match_id, loaded.version, 1)]
+    assert reconcile(ai_matches, scheduler, now=later) == []  # queued: not again
     assert work()
     ai_moves = [e for e in _entries(ai_matches, match_id)[loaded.version:] if e.get("seat") == 1]
     assert len(ai_moves) >= 1 and ai_moves[0]["version"] == loaded.version + 1
     # Played: another pass enqueues nothing for that version.
-    assert keys.ai_job_id(match_id, loaded.version, 1) not in reconcile(ai_matches, scheduler)
+    assert keys.ai_job_id(match_id, loaded.version, 1) not in reconcile(ai_matches, scheduler,
+                                                                        now=time.time() + reconciler.FRESH)
 
 
 def test_the_reconciler_reenqueues_a_turn_whose_job_failed_for_good(lost_enqueues, ai_matches, redis_client):
     match_id = _create(lost_enqueues, "nim", [None, "greedy"])
     loaded = _human_plays_until_ai_turn(lost_enqueues, match_id)
     scheduler = ai_matches.after_append[0]
-    [job_id] = reconcile(ai_matches, scheduler)
+    [job_id] = reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH)
     job = Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer)
     job.ended_at = datetime.now(timezone.utc)
     job.save()
     job.set_status(JobStatus.FAILED)  # e.g. its fallback failed too, during a Redis outage
-    assert reconcile(ai_matches, scheduler) == []  # not at once: RQ may still be handling it
+    # not at once: RQ may still be handling it
+    assert reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH) == []
     later = time.time() + reconciler.FAILED_RETRY_AFTER + 1
     assert reconcile(ai_matches, scheduler, now=later) == [job_id]
     assert Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer).get_status() == JobStatus.QUEUED
