@@ -27,11 +27,12 @@ from service.ai.report import percentile  # noqa: E402  (the linear-interpolatio
 
 
 @contextlib.contextmanager
-def redis_for_bench(url: str | None):
+def redis_for_bench(url: str | None, appendfsync: str = "always"):
     """Yield ``(url, client_factory)``: ``url`` if given, else a throwaway EmbeddedRedis.
 
-    The embedded server is the app's own (AOF on, ``appendfsync everysec``,
-    unix socket) in a temporary folder that is removed afterwards.
+    The embedded server is the app's own (AOF on, ``appendfsync`` as given:
+    the app's default ``always`` unless told, unix socket) in a temporary
+    folder that is removed afterwards.
     """
     import redis
 
@@ -42,7 +43,7 @@ def redis_for_bench(url: str | None):
 
     tmp = tempfile.mkdtemp(prefix="gameroom-bench-")
     try:
-        with EmbeddedRedis(tmp) as server:
+        with EmbeddedRedis(tmp, appendfsync=appendfsync) as server:
             yield server.url, server.client
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

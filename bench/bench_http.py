@@ -743,6 +743,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2, help="gunicorn -w (default 2)")
     p.add_argument("--threads", type=int, default=8, help="gunicorn --threads (default 8)")
     p.add_argument("--worker-class", default="gthread", help="gunicorn -k (default gthread)")
+    p.add_argument("--appendfsync", choices=("always", "everysec", "no"), default="always",
+                   help="fsync policy of the embedded Redis (default always, the app's default); "
+                        "compare runs to see what durable acknowledgements cost")
     p.add_argument("--redis-url", help="use this Redis (a scratch database: the run's matches are deleted "
                    "afterwards) instead of a throwaway embedded one")
     p.add_argument("--baseline-round-trips", type=int, default=1, metavar="K",
@@ -773,12 +776,13 @@ def main(argv=None) -> int:
     logdir = Path(tempfile.mkdtemp(prefix="gameroom-bench-http-"))
     g_seconds = args.max_seconds if args.matches else args.duration
     try:
-        with redis_for_bench(args.redis_url) as (url, make_client):
+        with redis_for_bench(args.redis_url, args.appendfsync) as (url, make_client):
             rclient = make_client()
             try:
                 facts = run_facts(rclient)
                 print(f"bench_http: {facts['cpus']} cpus, load {facts['loadavg_at_start']}; redis "
-                      f"{facts.get('redis_version')} ({'external' if args.redis_url else 'embedded'})", flush=True)
+                      f"{facts.get('redis_version')} ({'external' if args.redis_url else 'embedded'}, "
+                      f"appendfsync {args.appendfsync})", flush=True)
                 base_env = {"BENCH_REDIS_URL": url, "BENCH_ROUND_TRIPS": str(args.baseline_round_trips)}
                 baseline = Gunicorn("baseline", "bench_http:baseline_app()", base_env, args, logdir,
                                     extra=["--pythonpath", str(HERE)])

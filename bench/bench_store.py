@@ -1,7 +1,7 @@
 """Benchmark of the event store (service/eventstore/redis_streams.py).
 
 Measures, against a throwaway embedded redis-server (the app's own: AOF on,
-appendfsync everysec, unix socket) or ``--redis-url``:
+appendfsync always, unix socket) or ``--redis-url``:
 
 (a) appends/s through ``EventStore.append`` (the Lua script: idempotency check,
     version check, XADD, idempotency record), sequential, one client, entries
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
         store = EventStore(client)
         try:
             res = {"benchmark": "bench_store", "facts": run_facts(client), "params": vars(args),
-                   "redis": "external" if args.redis_url else "embedded (unix socket, AOF everysec)"}
+                   "redis": "external" if args.redis_url else "embedded (unix socket, AOF always)"}
             print(f"bench_store: redis {res['facts'].get('redis_version')} ({res['redis']}); "
                   f"{res['facts']['cpus']} cpus, load {res['facts']['loadavg_at_start']}", flush=True)
             print("  (a) appends ...", flush=True)

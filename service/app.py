@@ -127,14 +127,27 @@ class _MarshmallowPlugin(MarshmallowPlugin):
     Converter = _Converter
 
 
-def _connect(config: Config) -> redis.Redis:
-    if config.redis_url:
-        return redis.Redis.from_url(config.redis_url)
-    from .eventstore.embedded import EmbeddedRedis
+def _connect(config: Config) -> tuple[redis.Redis, redis.Redis]:
+    """The request path's client and the client for blocking reads (live streams).
 
-    server = EmbeddedRedis(config.data_dir).start()
-    atexit.register(server.stop)
-    return server.client()
+    The request path's has socket and connect timeouts of ``redis_timeout``
+    and retries only a broken connection, once and at once (redis-py's
+    default retries ten times with backoff, also on timeouts): a frozen or
+    dead Redis costs a request at most about ``redis_timeout`` and then a 503
+    (service.api.problems). A blocking read (XREAD BLOCK) waits longer than
+    that by design, so it has a client with the connect timeout only.
+    """
+    from .eventstore import connection_options
+
+    url = config.redis_url
+    if not url:
+        from .eventstore.embedded import EmbeddedRedis
+
+        server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync).start()
+        atexit.register(server.stop)
+        url = server.url
+    request, blocking = connection_options(config.redis_timeout)
+    return redis.Redis.from_url(url, **request), redis.Redis.from_url(url, **blocking)
 
 
 class GameroomFlask(Flask):
@@ -190,8 +203,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     registry = registry or build_registry()
-    client = _connect(config)
-    matches = Matches(EventStore(client), MatchRecords(client), registry,
+    client, blocking = _connect(config)
+    matches = Matches(EventStore(client, blocking=blocking), MatchRecords(client), registry,
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries,
                       seeding=seeding_for(config, client))
     app.extensions["gameroom"] = matches

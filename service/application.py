@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
-from . import tagged
+from . import faults, tagged
 from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
@@ -163,7 +163,8 @@ class Matches:
         # Record, tokens, lobby and first entry in one transaction: one round trip.
         pipe = self.store.redis.pipeline(transaction=True)
         self.records.queue_create(pipe, record, tokens, admin_hash=admin_hash)
-        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state))
+        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state),
+                                ai_seats=self.ai_to_move(record, game, loaded.folded))
         self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
         if record.full:
@@ -182,6 +183,8 @@ class Matches:
             raise Conflict(f"Seat {seat} is kept for its player in the previous match (rematch).",
                            code="seat-reserved")
         token = new_token()
+        if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
+            self.store.mark_ai_pending(self.store.redis, match_id)
         if not self.records.claim(match_id, seat, name, token):
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         log.info("match %s: seat %d claimed", match_id, seat)
@@ -194,6 +197,9 @@ class Matches:
             if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
                 loaded = self._start_clocks(loaded)
             else:
+                ai_seats = self.ai_to_move(loaded.record, self.game(loaded.record), loaded.folded)
+                if ai_seats:
+                    self.store.set_ai_turn(match_id, loaded.version, ai_seats)
                 self._after(loaded, None)
         return loaded
 
@@ -344,6 +350,15 @@ class Matches:
         return [redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
                 for e in entries]
 
+    @staticmethod
+    def ai_to_move(record: MatchRecord, game, folded: Folded) -> list[int]:
+        """The AI seats to move in ``folded`` (none while seats are open, or once it is over),
+        an AI that took over a seat (see :mod:`service.core.lifecycle`) among them."""
+        ai = lifecycle.ai_seats(record, folded)
+        if not ai or record.read_only or not record.full or lifecycle.outcome(game, folded) is not None:
+            return []
+        return [seat for seat in game.active_seats(folded.state) if seat in ai]
+
     def ai_levels(self, game) -> list[str]:
         from .ai import builtin_levels  # local: the AI package is optional for the core
 
@@ -428,7 +443,8 @@ class Matches:
             status = status_of(record, game, new.folded.state, new.folded)
             try:
                 result = self.store.append(match_id, entry, folded.version, key, status=status,
-                                           fingerprint=fingerprint)
+                                           fingerprint=fingerprint,
+                                           ai_seats=self.ai_to_move(record, game, new.folded))
             except VersionConflict:
                 loaded = None
                 continue
@@ -444,9 +460,11 @@ class Matches:
         """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved."""
         game = self.game(loaded.record)
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
-        result = self.store.append(loaded.record.id, entry, loaded.version)
+        after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
+        result = self.store.append(loaded.record.id, entry, loaded.version,
+                                   ai_seats=self.ai_to_move(loaded.record, game, after))
         entry["version"] = result.version
-        new = Loaded(loaded.record, decider.apply_entry(game, loaded.folded, entry))
+        new = Loaded(loaded.record, after)
         self._cache.put(loaded.record.id, new.folded)
         self._after(new, entry)
         return new
@@ -479,6 +497,7 @@ class Matches:
         return MoveResult(version, entry, self.load(match_id), duplicate=True)
 
     def _after(self, loaded: Loaded, entry: dict | None, progress_saved: bool = False) -> None:
+        faults.point("after-append")  # crash tests: the entry is stored, no AI job enqueued yet
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
         if not progress_saved:

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 
 import click
 
@@ -31,29 +35,89 @@ def _setup_logging(level: str) -> None:
 
 
 @contextlib.contextmanager
-def redis_url(config: Config):
+def redis_url(config: Config, *, share: bool = True):
     """The configured Redis URL; with none, an embedded redis-server in ``data_dir`` for the duration.
 
-    If a gameroom server already runs an embedded Redis in ``data_dir``, use it.
+    If a gameroom server already runs an embedded Redis in ``data_dir`` and
+    ``share`` is true (``replay``), use it; ``serve`` passes false and waits a
+    little for a stopping one to go, then refuses.
     """
     if config.redis_url:
         yield config.redis_url
         return
     from .eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
 
-    server = EmbeddedRedis(config.data_dir)
     try:
-        server.start()
+        server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync)
     except EmbeddedRedisError as exc:
-        if "already running" in str(exc) and os.path.exists(server.socket_path):
-            click.echo(f"Using the running embedded Redis in {config.data_dir}.", err=True)
-            yield server.url
-            return
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(f"GAMEROOM_REDIS_APPENDFSYNC: {exc}") from None
+    deadline = time.monotonic() + (0 if share else 15)
+    while True:
+        try:
+            server.start()
+            break
+        except EmbeddedRedisError as exc:
+            running = "already running" in str(exc)
+            if running and share and os.path.exists(server.socket_path):
+                click.echo(f"Using the running embedded Redis in {config.data_dir}.", err=True)
+                yield server.url
+                return
+            if not running or time.monotonic() > deadline:
+                raise click.ClickException(str(exc)) from None
+            time.sleep(0.2)  # the Redis of a server that just died is shutting down
     try:
         yield server.url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def data_dir_lock(config: Config):
+    """Hold an exclusive lock on ``data_dir/serve.lock`` while serving; refuse if another server holds it.
+
+    flock(2): the kernel drops the lock when the last process holding the file
+    (this one, and the gunicorn workers it forks) is gone, however it died.
+    """
+    if config.redis_url:
+        yield  # no embedded Redis: the data folder is not used
+        return
+    os.makedirs(config.data_dir, exist_ok=True)
+    path = os.path.join(config.data_dir, "serve.lock")
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "?"
+        handle.close()
+        raise click.ClickException(
+            f"Another gameroom server (pid {holder}) is serving the data folder {os.path.abspath(config.data_dir)}. "
+            "Stop it first, or set GAMEROOM_DATA_DIR to another folder.") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    try:
+        yield
+    finally:
+        handle.close()
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Fail at once, before anything starts, when ``host:port`` cannot be bound (as gunicorn binds it)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise click.ClickException(f"Cannot listen on {host}:{port}: {exc}") from None
+    family, _type, _proto, _name, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise click.ClickException(
+                f"Cannot listen on {host}:{port}: {exc.strerror}. Is another server running there? "
+                "Choose another port with --port or GAMEROOM_PORT.") from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,21 +141,28 @@ def main(ctx, log_level):
 @click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes.")
 @click.option("--threads", type=int, default=8, show_default=True,
               help="Threads per worker (each open live stream holds one).")
-@click.option("--ai-workers", type=int, default=1, show_default=True, help="RQ worker processes for AI seats.")
+@click.option("--ai-workers", type=click.IntRange(0), default=1, show_default=True,
+              help="RQ worker processes for AI seats (0: none; run `gameroom worker` elsewhere).")
 @click.pass_obj
 def serve(config: Config, host, port, workers, threads, ai_workers):
-    """Serve the API, with an embedded Redis (unless GAMEROOM_REDIS_URL is set) and an AI worker.
+    """Serve the API, with an embedded Redis (unless GAMEROOM_REDIS_URL is set) and AI workers.
 
-    Stops cleanly on Ctrl-C: the HTTP workers, the AI worker and the embedded
-    Redis all exit; match data stays in the data folder for the next start.
+    The AI workers are supervised: one that dies is started again (with a
+    growing wait while it keeps dying), and they die with the server, even if
+    it is killed. Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and
+    the embedded Redis all exit; match data stays in the data folder for the
+    next start.
+
+    Exits non-zero when it cannot start: the port is taken, or another server
+    already serves the data folder (GAMEROOM_DATA_DIR; it is locked while in use).
     """
     host = host or config.host
     port = port or config.port
     parent = os.getpid()
-    with redis_url(config) as url:
+    _check_port_free(host, port)
+    with data_dir_lock(config), redis_url(config, share=False) as url:
         env = {**os.environ, "GAMEROOM_REDIS_URL": url}
-        ai = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
-              for _ in range(ai_workers)]
+        supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
             from .wsgi import GunicornApp
 
@@ -102,16 +173,23 @@ def serve(config: Config, host, port, workers, threads, ai_workers):
                          "accesslog": "-", "loglevel": config.log_level.lower(),
                          # the path without its query string: ?token= must never reach a log
                          "access_log_format": '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'}).run()
-        except SystemExit:
-            if os.getpid() != parent:
-                raise  # a gunicorn worker exiting: the arbiter cleans up, not us
         finally:
-            if os.getpid() == parent:  # not in a gunicorn worker unwinding after fork
-                _stop_all(ai)
+            # gunicorn ends its arbiter and its workers with SystemExit: its code (non-zero when it
+            # could not start) is serve's. Only the arbiter, not a worker unwinding after fork, cleans up.
+            if os.getpid() == parent:
+                _stop_all([supervisor] if supervisor else [])
                 click.echo("gameroom stopped.", err=True)
 
 
-def _stop_all(processes, timeout: float = 15) -> None:
+def _start_supervisor(count: int, env: dict) -> subprocess.Popen:
+    """The AI workers' supervisor (service.workers.supervisor): restarts them, dies with this process."""
+    from .workers.supervisor import die_with_parent
+
+    return subprocess.Popen([sys.executable, "-m", "service.workers.supervisor", "--count", str(count)],
+                            env=env, preexec_fn=die_with_parent(signal.SIGTERM))
+
+
+def _stop_all(processes, timeout: float = 30) -> None:
     for proc in processes:
         if proc.poll() is None:
             proc.terminate()
@@ -130,8 +208,11 @@ def _stop_all(processes, timeout: float = 15) -> None:
 def worker(config: Config, url, queue, burst):
     """Run an RQ worker that plays AI seats (on any host that reaches the queue's Redis).
 
-    The game plugins are loaded once, before the worker forks a horse per job,
-    and a job whose worker died is retried within about two minutes.
+    The game plugins are loaded once, before the worker forks a horse per job.
+    A job whose worker died is retried within about 20 seconds, and every AI
+    turn recorded in the log that has no job is enqueued (at start and every
+    few seconds), so no AI turn is lost to a crash. The worker outlives Redis
+    outages: it reconnects with backoff instead of quitting.
     """
     from .workers.worker import run
 

@@ -15,6 +15,12 @@ class Config:
     redis_url: str = ""
     #: Folder of the embedded Redis (AOF, socket, log).
     data_dir: str = "./var"
+    #: fsync policy of the embedded Redis: "always" (an acknowledged move survives any crash; the
+    #: default), "everysec" or "no" (faster; see deploy/redis.md for what each risks).
+    redis_appendfsync: str = "always"
+    #: Seconds a request waits for Redis (socket and connect timeout of the request path) before
+    #: it is answered 503 redis-unavailable. Live streams' blocking reads are not bound by it.
+    redis_timeout: float = 2.0
     host: str = "127.0.0.1"
     port: int = 8000
     #: Largest accepted request body, in bytes (413 beyond).

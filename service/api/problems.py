@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 from flask import Flask, json
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from ..errors import GameroomError
+from ..eventstore import UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,36 @@ def _from_http(exc: HTTPException):
     return response
 
 
+#: Seconds a client is told to wait (Retry-After) when Redis is unavailable.
+RETRY_AFTER = 2
+#: At most one log line per this many seconds while Redis stays unavailable.
+_LOG_EVERY = 10.0
+_outage = {"logged": 0.0, "suppressed": 0}
+_outage_lock = threading.Lock()
+
+
+def _from_unavailable(exc: Exception):
+    """Redis is down, frozen past the timeout or loading: 503 with Retry-After, and no traceback.
+
+    Logged as one line, then at most once every ``_LOG_EVERY`` seconds with
+    the count of requests refused meanwhile, not once per request.
+    """
+    now = time.monotonic()
+    with _outage_lock:
+        due = now - _outage["logged"] >= _LOG_EVERY
+        if due:
+            suppressed, _outage["suppressed"], _outage["logged"] = _outage["suppressed"], 0, now
+        else:
+            _outage["suppressed"] += 1
+    if due:
+        more = f" ({suppressed} more requests refused since the last report)" if suppressed else ""
+        log.error("Redis unavailable, answering 503: %s: %s%s", type(exc).__name__, exc, more)
+    response = problem(503, "redis-unavailable", "Service Unavailable",
+                       "The match store is unavailable; retry shortly.")
+    response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
 def _from_unexpected(exc: Exception):
     log.exception("unhandled error")
     return problem(500, "internal-error", "Internal Server Error", "The server failed; the error was logged.")
@@ -88,4 +121,6 @@ def init_app(app: Flask) -> None:
     """Register the handlers; call after flask-smorest's Api so these win."""
     app.register_error_handler(GameroomError, _from_gameroom)
     app.register_error_handler(HTTPException, _from_http)
+    for unavailable in UNAVAILABLE:
+        app.register_error_handler(unavailable, _from_unavailable)
     app.register_error_handler(Exception, _from_unexpected)

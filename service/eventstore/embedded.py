@@ -1,7 +1,9 @@
 """A private, real redis-server for the single-machine default and for tests.
 
 With no ``GAMEROOM_REDIS_URL``, ``gameroom serve`` runs one of these in the
-data folder (default ``./var``): AOF on with ``appendfsync everysec``, no RDB
+data folder (default ``./var``): AOF on with ``appendfsync always`` (an
+acknowledged append is on disk before Redis answers, so it survives any
+crash; ``GAMEROOM_REDIS_APPENDFSYNC=everysec`` trades that for speed), no RDB
 snapshots, no eviction, listening only on a unix socket. A second start in the
 same folder replays the AOF, so matches survive restarts. The folder is the
 owner's only (0700, files 0600): the AOF holds every seed and full state. See
@@ -101,11 +103,16 @@ class EmbeddedRedis:
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "everysec",
-                 executable: str | None = None):
+    def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "always",
+                 executable: str | None = None, config_file: str | os.PathLike | None = None):
+        """``config_file``: a redis.conf to start from (e.g. ``deploy/redis.conf``, for tests); its
+        durability settings are then kept, and only where to listen and store is overridden."""
+        if appendfsync not in ("always", "everysec", "no"):
+            raise EmbeddedRedisError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.executable = executable or find_redis_server()
+        self.config_file = str(config_file) if config_file else None
         self.process: subprocess.Popen | None = None
         self._owner_pid = os.getpid()
         self._socket_dir: str | None = None
@@ -149,19 +156,23 @@ class EmbeddedRedis:
             os.unlink(self.socket_path)
         args = [
             self.executable,
+            *([self.config_file] if self.config_file else []),
             "--port", "0",
             "--unixsocket", self.socket_path,
             "--unixsocketperm", "700",
             "--dir", str(self.data_dir),
             "--pidfile", str(self.pidfile),
             "--logfile", str(self.data_dir / "redis.log"),
-            "--appendonly", "yes",
-            "--appendfilename", "appendonly.aof",
-            "--appendfsync", self.appendfsync,
-            "--save", "",
-            "--maxmemory-policy", "noeviction",
             "--daemonize", "no",
         ]
+        if not self.config_file:
+            args += [
+                "--appendonly", "yes",
+                "--appendfilename", "appendonly.aof",
+                "--appendfsync", self.appendfsync,
+                "--save", "",
+                "--maxmemory-policy", "noeviction",
+            ]
         self._owner_pid = os.getpid()
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, preexec_fn=_die_with_parent)

@@ -47,9 +47,30 @@ def undo_requests(match_id: str) -> str:
 def seed_secret() -> str:
     """String: the server secret mixed into every match seed (see ``seed_secret.py``)."""
     return f"{PREFIX}:seed-secret"
+
+
 def rematch_lock(match_id: str) -> str:
     """String with a TTL: held by the one request creating the rematch of a finished match."""
     return _match(match_id, "rematch-lock")
+
+
+def ai_turn(match_id: str) -> str:
+    """String ``<version>:<seat>,<seat>``: the AI seats to move at that version (absent: none).
+
+    Written by the append script in the same atomic step as the entry that
+    made it so (see :mod:`service.workers.reconciler`).
+    """
+    return _match(match_id, "ai-turn")
+
+
+def ai_pending() -> str:
+    """Sorted set: ids of matches that may have an AI turn to play, scored by the time of the last mark.
+
+    Cross-slot, so it is written *before* the append that may leave an AI
+    seat to move (an intent), never after; the reconciler drops members whose
+    :func:`ai_turn` is gone once they are older than its grace period.
+    """
+    return f"{PREFIX}:ai-pending"
 
 
 def lobby() -> str:

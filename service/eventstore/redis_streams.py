@@ -7,6 +7,7 @@ trimmed: the history is the system of record.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
 import redis
@@ -22,7 +23,9 @@ from . import keys
 # ARGV[2] idempotency key, or "" for none
 # ARGV[3] the entry, JSON
 # ARGV[4] the match status after this entry, or "" to leave the record alone
+# KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
 # ARGV[5] fingerprint of the request that carries the idempotency key, or ""
+# ARGV[6] the AI seats to move after this entry, "1,3", or "" for none
 # Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
 #
 # An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
@@ -43,6 +46,13 @@ if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[2], ARGV[2], record)
 end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'status', ARGV[4], 'version', version) end
+-- AI outbox: whether an AI seat is to move is recorded with the entry that made it so,
+-- so a crash between this append and the enqueue of the job loses no turn.
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[4], version .. ':' .. ARGV[6])
+else
+  redis.call('DEL', KEYS[4])
+end
 return {'ok', version}
 """
 
@@ -68,25 +78,41 @@ def _decode(items) -> list[dict]:
 
 
 def _append_keys(match_id: str) -> list[str]:
-    return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id)]
+    return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
 
 
 def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None,
-                 fingerprint: str | None = None) -> list:
+                 fingerprint: str | None = None, ai_seats=None) -> list:
     entry = {**entry, "version": expected_version + 1}
-    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or "", fingerprint or ""]
+    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or "", fingerprint or "",
+            ",".join(str(s) for s in ai_seats or ())]
+
+
+def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
+    """The value of :func:`keys.ai_turn`, as ``(version, seats)``; None when absent."""
+    if not raw:
+        return None
+    version, _, seats = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
+    return int(version), [int(s) for s in seats.split(",") if s]
 
 
 class EventStore:
     """Append-only per-match streams on a redis-py client (``decode_responses=False``)."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, blocking: redis.Redis | None = None):
+        """``blocking``: the client for :meth:`subscribe`'s blocking reads (default ``client``).
+
+        The API gives ``client`` short socket timeouts, so that a frozen Redis
+        cannot hold a request thread; a blocking read waits longer than that
+        by design, so it goes through a client without them.
+        """
         self.redis = client
+        self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
 
     def append(self, match_id: str, entry: dict, expected_version: int,
                idempotency_key: str | None = None, status: str | None = None,
-               fingerprint: str | None = None) -> AppendResult:
+               fingerprint: str | None = None, ai_seats: list[int] | None = None) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
         Raises :class:`VersionConflict` (carrying the current version) when the
@@ -94,13 +120,43 @@ class EventStore:
         appends nothing and returns the version of the first append, with the
         ``fingerprint`` stored by that append (the caller compares). ``status``,
         when given, is written to the match record in the same atomic step.
+
+        ``ai_seats``: the AI seats to move once this entry is appended. The
+        match's AI-turn marker is set to them (or cleared) in the same atomic
+        step, and the match is first added to the pending-AI index (see
+        :mod:`service.workers.reconciler`).
         """
-        return self.parse_append(self._append(
-            keys=_append_keys(match_id),
-            args=_append_args(entry, expected_version, idempotency_key, status, fingerprint)))
+        args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats)
+        if not ai_seats:
+            return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
+        if isinstance(self.redis, redis.RedisCluster):
+            # The index lives in another slot: mark it first, in its own round trip.
+            self.mark_ai_pending(self.redis, match_id)
+            return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
+        # One round trip, the index written first. EVAL with the text, as in queue_append: a
+        # registered script in a pipeline costs a SCRIPT EXISTS round trip on every execute.
+        pipe = self.redis.pipeline(transaction=False)
+        self.mark_ai_pending(pipe, match_id)
+        keys_ = _append_keys(match_id)
+        pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
+        return self.parse_append(pipe.execute()[-1])
 
     @staticmethod
-    def queue_append(pipe, match_id: str, entry: dict, expected_version: int, status: str | None = None) -> None:
+    def mark_ai_pending(client, match_id: str) -> None:
+        """Add ``match_id`` to the pending-AI index (idempotent; the score is the time of the mark)."""
+        client.zadd(keys.ai_pending(), {match_id: time.time()})
+
+    def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
+        """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""
+        self.redis.set(keys.ai_turn(match_id), f"{version}:{','.join(str(s) for s in ai_seats)}")
+
+    def ai_turn(self, match_id: str) -> tuple[int, list[int]] | None:
+        """The match's AI-turn marker: ``(version, seats)``, or None."""
+        return parse_ai_turn(self.redis.get(keys.ai_turn(match_id)))
+
+    @staticmethod
+    def queue_append(pipe, match_id: str, entry: dict, expected_version: int, status: str | None = None,
+                     ai_seats: list[int] | None = None) -> None:
         """Queue :meth:`append` on ``pipe``; turn its result into an AppendResult with :meth:`parse_append`.
 
         Sent as EVAL with the script's text, not EVALSHA: inside a transaction a
@@ -108,7 +164,9 @@ class EventStore:
         compiled script by its text either way).
         """
         keys_ = _append_keys(match_id)
-        pipe.eval(APPEND_LUA, len(keys_), *keys_, *_append_args(entry, expected_version, None, status))
+        if ai_seats:
+            EventStore.mark_ai_pending(pipe, match_id)
+        pipe.eval(APPEND_LUA, len(keys_), *keys_, *_append_args(entry, expected_version, None, status, ai_seats=ai_seats))
 
     @staticmethod
     def parse_append(raw) -> AppendResult:
@@ -150,7 +208,7 @@ class EventStore:
 
     def subscribe(self, match_id: str, after: int, block_ms: int = 15_000) -> list[dict]:
         """Entries after ``after``, waiting up to ``block_ms`` for the first one (``[]`` on timeout)."""
-        found = self.redis.xread({keys.events(match_id): f"{after}-0"}, block=block_ms)
+        found = self.blocking.xread({keys.events(match_id): f"{after}-0"}, block=block_ms)
         if not found:
             return []
         return _decode(found[0][1])

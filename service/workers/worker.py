@@ -1,16 +1,33 @@
-"""An RQ worker tuned for AI turns: plugins loaded once, abandoned jobs found quickly.
+"""An RQ worker tuned for AI turns: plugins loaded once, abandoned jobs found quickly, outbox reconciled.
 
 A plain ``rq.Worker`` forks a work horse per job that imports the job module
 and discovers every game plugin again (about half a second). :class:`AIWorker`
-does both once, before it forks, so each horse inherits them. It also runs
-RQ's registry maintenance every :data:`MAINTENANCE_INTERVAL` seconds instead
-of every ten minutes, and beats every :data:`JOB_MONITORING_INTERVAL`
-seconds while busy: that maintenance is what retries a job whose worker died
-(killed, or its host lost) once the job's heartbeat has expired (RQ adds 60 s
-to the beat), so a lost AI turn is retried within about two minutes. When a
-job's last attempt ends with its work horse killed, its
+does both once, before it forks, so each horse inherits them. When a job's
+last attempt ends with its work horse killed, its
 ``work_horse_killed_handler`` plays the seat's fallback move (RQ runs no
 ``on_failure`` callback then; see :mod:`service.workers.jobs`).
+
+**Upkeep, busy or idle.** RQ runs its own maintenance only between two
+dequeues, and an idle worker blocks in a dequeue for minutes, so a job whose
+worker died waited about seven minutes. Each :class:`AIWorker` therefore
+runs an upkeep thread (:class:`Upkeep`) that, at start and every
+:data:`UPKEEP_INTERVAL` seconds whatever the worker is doing:
+
+- retries the jobs abandoned by a dead worker (RQ's own cleanup of the
+  started registry, under RQ's own per-queue maintenance lock): a busy
+  worker beats every :data:`JOB_MONITORING_INTERVAL` seconds and a beat
+  lasts :data:`HEARTBEAT_GRACE` seconds longer (RQ: 60), so a job of a dead
+  worker is found within about 20 s and retried at once;
+- queues again a job that was dequeued but never started (its worker or
+  Redis died in between; :func:`recover_dequeued`), and retries that RQ's
+  scheduler left overdue (:func:`enqueue_overdue`);
+- enqueues every pending AI turn that has no live job
+  (:func:`service.workers.reconciler.reconcile`).
+
+**Redis blips.** RQ's work loop quits on a Redis error outside its dequeue
+(``TimeoutError``, or a ``ConnectionError`` while it records a job). :func:`run`
+starts a fresh worker after such an exit, with backoff, instead of exiting:
+a worker survives a Redis restart and the upkeep retries what the blip broke.
 
 Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
@@ -18,17 +35,138 @@ Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--bur
 from __future__ import annotations
 
 import argparse
+import ctypes
+import logging
+import os
+import signal
+import threading
+import time
 
 import redis
 from rq import Worker
+from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
+from rq.utils import now as rq_now
 
 from ..config import Config
 from . import jobs
+from .reconciler import reconcile
+from .scheduler import queue_for
 
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
 MAINTENANCE_INTERVAL = 30
-#: Seconds between the heartbeats of a busy worker; a dead worker's job is found this + 60 s later.
-JOB_MONITORING_INTERVAL = 10
+#: Seconds between the heartbeats of a busy worker.
+JOB_MONITORING_INTERVAL = 5
+#: Seconds a heartbeat outlives its interval: a dead worker's job expires this long after its last beat.
+HEARTBEAT_GRACE = 10
+#: Seconds between two upkeep passes (abandoned jobs, pending AI turns).
+UPKEEP_INTERVAL = 5
+#: Seconds a scheduled retry may be overdue before the upkeep queues it (RQ's scheduler polls every second).
+OVERDUE = 2
+#: Seconds a job may sit dequeued but not started before it is queued again.
+DEQUEUED_GRACE = 10
+#: Longest wait between two starts of a worker whose Redis is away (seconds).
+MAX_BACKOFF = 10
+
+
+def recover_abandoned(queue) -> None:
+    """Retry (or fail, calling its failure callback) every started job whose heartbeat expired.
+
+    Takes RQ's per-queue maintenance lock, with a short expiry, so that it
+    excludes RQ's own maintenance and a worker killed while holding it does
+    not block the others for long.
+    """
+    connection = queue.connection
+    if not connection.set(queue.registry_cleaning_key, 1, nx=True, ex=max(2 * UPKEEP_INTERVAL, 10)):
+        return
+    try:
+        StartedJobRegistry(queue.name, connection=connection, job_class=queue.job_class,
+                           serializer=queue.serializer).cleanup()
+        recover_dequeued(queue)
+        enqueue_overdue(queue)
+    finally:
+        connection.delete(queue.registry_cleaning_key)
+
+
+def enqueue_overdue(queue) -> None:
+    """Queue the retries that RQ's scheduler should have queued :data:`OVERDUE` seconds ago.
+
+    The scheduler is a process of one worker, holding a lock for a minute; a
+    Redis outage kills it, and until its lock expires no other scheduler
+    starts, so retries scheduled meanwhile would wait. What is overdue is
+    queued here as the scheduler would (a retry queued twice runs twice and
+    appends at most once: see :mod:`service.workers.jobs`).
+    """
+    registry = queue.scheduled_job_registry
+    job_ids = registry.get_jobs_to_schedule(int(time.time() - OVERDUE))
+    if not job_ids:
+        return
+    with queue.connection.pipeline() as pipe:
+        for job_id in job_ids:
+            job = queue.fetch_job(job_id)
+            if job is not None:
+                queue._enqueue_job(job, pipeline=pipe)
+            registry.remove(job_id, pipeline=pipe)
+        pipe.execute()
+    log.warning("queued %d overdue retries (is RQ's scheduler down?): %s", len(job_ids), ", ".join(job_ids))
+
+
+def recover_dequeued(queue) -> None:
+    """Queue again the jobs a worker took off the queue but never started (it, or Redis, died in between).
+
+    RQ moves a dequeued job to an intermediate list until the worker records
+    it as started; one stuck there is otherwise failed by RQ's own cleanup
+    (a minute after it was first seen, and only between two dequeues). Here
+    it goes back to the queue :data:`DEQUEUED_GRACE` seconds after first seen.
+    """
+    intermediate = queue.intermediate_queue
+    for job_id in intermediate.get_job_ids():
+        if job_id in queue.started_job_registry:
+            continue
+        job = queue.fetch_job(job_id)
+        if job is None:
+            intermediate.remove(job_id)
+            continue
+        first_seen = intermediate.get_first_seen(job_id)
+        if first_seen is None:
+            intermediate.set_first_seen(job_id)
+        elif (rq_now() - first_seen).total_seconds() > DEQUEUED_GRACE:
+            log.warning("job %s was taken off the queue but never started; queueing it again", job_id)
+            intermediate.remove(job_id)
+            queue.enqueue_job(job)
+
+
+class Upkeep(threading.Thread):
+    """The worker's upkeep thread (see the module docstring); its own Redis connection."""
+
+    def __init__(self, url: str, queue_name: str, interval: float = UPKEEP_INTERVAL):
+        super().__init__(name="gameroom-upkeep", daemon=True)
+        self.url, self.queue_name, self.interval = url, queue_name, interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        connection = redis.Redis.from_url(self.url)
+        queue = queue_for(connection, self.queue_name)
+        matches = jobs.matches_for(connection, self.queue_name)
+        scheduler = matches.after_append[-1]
+        down = False
+        while True:
+            try:
+                recover_abandoned(queue)
+                reconcile(matches, scheduler)
+                if down:
+                    log.warning("upkeep: Redis is back")
+                down = False
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                if not down:
+                    log.warning("upkeep: Redis unavailable (%s); retrying every %ss", exc, self.interval)
+                down = True
+            except Exception:
+                log.exception("upkeep pass failed")
+            if self.stopped.wait(self.interval):
+                return
 
 
 class AIWorker(Worker):
@@ -49,10 +187,74 @@ class AIWorker(Worker):
         dead host's scheduler expired."""
         return max(1, min(super().dequeue_timeout, MAINTENANCE_INTERVAL))
 
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        """As RQ's, with :data:`HEARTBEAT_GRACE` instead of 60 s, so a dead worker's job is found soon."""
+        if job.timeout and job.timeout > 0:
+            return int(max(1, min(job.timeout - working_time, self.job_monitoring_interval))) + HEARTBEAT_GRACE
+        return self.job_monitoring_interval + HEARTBEAT_GRACE
+
+
+def _children_die_with_this_process() -> None:
+    """Every process this one forks from now on (work horses, RQ's scheduler) gets SIGTERM when it dies.
+
+    RQ's scheduler process never checks its parent: a worker killed by
+    SIGKILL (the OOM killer, a supervisor's last resort) would leave it
+    running for ever. ``subprocess`` children are not concerned (no Python
+    runs in them between fork and exec).
+    """
+    def arm():  # pragma: no cover - runs in the forked child
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except OSError:
+            pass
+
+    os.register_at_fork(after_in_child=arm)
+
 
 def run(url: str, queue: str, burst: bool = False, log_level: str = "INFO") -> bool:
-    worker = AIWorker([queue], connection=redis.Redis.from_url(url))
-    return worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
+    """Work ``queue`` on ``url`` until asked to stop (or, with ``burst``, until it is empty).
+
+    A worker that quits on a Redis error is replaced by a fresh one, after a
+    wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
+    """
+    _children_die_with_this_process()
+    jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
+    upkeep = None
+    if not burst:
+        upkeep = Upkeep(url, queue)
+        upkeep.start()
+    backoff = 0.5
+    while True:
+        worker = None
+        started = time.monotonic()
+        try:
+            worker = AIWorker([queue], connection=redis.Redis.from_url(url))
+            worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.error("worker: Redis unavailable (%s)", exc)
+            worked = False
+        asked = worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None)
+        if not (burst or asked):
+            if time.monotonic() - started > 60:
+                backoff = 0.5  # it worked for a while: this is a new outage
+            log.warning("worker: starting again in %.1fs", backoff)
+            asked = _sleep_unless_stopped(backoff)
+            backoff = min(2 * backoff, MAX_BACKOFF)
+        if burst or asked:
+            if upkeep is not None:
+                upkeep.stopped.set()
+            return worked
+
+
+def _sleep_unless_stopped(seconds: float) -> bool:
+    """Sleep, or return early (True) on SIGTERM or SIGINT (no RQ worker is there to handle them)."""
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return stop.wait(seconds)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def main(argv=None) -> None:

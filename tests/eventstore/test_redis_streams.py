@@ -92,7 +92,7 @@ def test_concurrent_appenders_leave_a_gap_free_duplicate_free_stream(redis_serve
 
 def test_acknowledged_appends_survive_sigkill_with_the_default_fsync(tmp_path):
     """SIGKILL redis-server right after appends: the AOF replay keeps every acknowledged one."""
-    server = EmbeddedRedis(tmp_path / "data")  # the embedded default: appendfsync everysec
+    server = EmbeddedRedis(tmp_path / "data")  # the embedded default: appendfsync always
     server.start()
     try:
         store = EventStore(server.client())

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rq.command import send_stop_job_command
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
@@ -132,3 +133,50 @@ def test_a_killed_work_horse_is_retried_by_its_worker(ai_matches, redis_client, 
     assert job.retries_left == 2
     assert len(_ai_moves(ai_matches, match_id)) == 1
     assert ai_matches.store.version(match_id) == version + 1
+
+
+def _kill_worker_and_horse(slow, worker):
+    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+                      what="the job to start"))
+    os.kill(worker.pid, signal.SIGKILL)
+    os.kill(horse, signal.SIGKILL)
+    worker.wait(10)
+    _wait(lambda: not _alive(horse), what="the work horse to die")
+    return time.monotonic()
+
+
+@pytest.mark.slow
+def test_a_job_of_a_killed_worker_and_horse_is_played_within_30s_by_an_idle_worker(
+        ai_matches, redis_client, slow, monkeypatch):
+    """Nobody reports the job; the other worker's upkeep finds it, idle as it is, on the shipped intervals."""
+    match_id, version = _slow_match(ai_matches, monkeypatch, slow)
+    doomed = slow()
+    slow()  # idle: blocked in its dequeue, where RQ would run no maintenance for minutes
+    killed = _kill_worker_and_horse(slow, doomed)
+    _wait(lambda: ai_matches.store.version(match_id) > version, timeout=40, what="the retried move")
+    print(f"killed -> move played by the idle worker: {time.monotonic() - killed:.1f}s")
+    assert time.monotonic() - killed <= 30
+    assert len(_ai_moves(ai_matches, match_id)) == 1 and ai_matches.store.version(match_id) == version + 1
+
+
+@pytest.mark.slow
+def test_a_job_of_a_killed_worker_and_horse_is_recovered_within_30s_while_the_other_worker_is_busy(
+        ai_matches, redis_client, queue, slow, monkeypatch):
+    match_id, version = _slow_match(ai_matches, monkeypatch, slow)
+    doomed = slow()
+    _wait(lambda: (slow.folder / "started").exists(), what="the job to start")
+    busy_job = queue.enqueue("time.sleep", 45, job_timeout=120)
+    slow()  # takes the sleeping job: busy for 45 s
+    _wait(lambda: busy_job.get_status() == JobStatus.STARTED, what="the other worker to be busy")
+    killed = _kill_worker_and_horse(slow, doomed)
+    job = Job.fetch(keys.ai_job_id(match_id, version, 1), connection=redis_client, serializer=JSONSerializer)
+    _wait(lambda: job.get_status() == JobStatus.QUEUED, timeout=40, what="the job to be queued again")
+    print(f"killed -> job queued again while the other worker is busy: {time.monotonic() - killed:.1f}s")
+    assert time.monotonic() - killed <= 30
+    assert busy_job.get_status() == JobStatus.STARTED  # recovered while the only live worker was busy
+    job.refresh()
+    assert job.retries_left == 2
+    slow()
+    _wait(lambda: ai_matches.store.version(match_id) > version, what="the retried move")
+    assert len(_ai_moves(ai_matches, match_id)) == 1 and ai_matches.store.version(match_id) == version + 1
+    send_stop_job_command(redis_client, busy_job.id)  # so that its worker stops at once afterwards
