@@ -12,6 +12,7 @@ from flask import Flask
 from .api.docs import GameroomApi
 
 from . import api as api_package
+from . import web
 from .api import problems
 from .application import Matches
 from .config import Config
@@ -139,6 +140,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
     }
     problems.init_app(app)
+    web.init_app(app, registry)
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

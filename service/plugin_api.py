@@ -299,6 +299,32 @@ class Game:
         """
         return event
 
+    def renderer(self) -> str | None:
+        """Optional. A folder of static files that draws this game in the web client, or ``None``.
+
+        The folder (usually ``ui/`` next to the game's module, shipped as
+        package data) must hold ``renderer.js``, an ES module exporting::
+
+            export function render(root, ctx) { ... }
+
+        ``root`` is an empty element to draw into; ``ctx`` holds ``view`` (the
+        seat's view, exactly as ``GET .../state`` returns it), ``seat`` (``null``
+        for a spectator), ``legalMoves`` (``[]`` when it cannot act),
+        ``names`` (seat names), ``outcome``, ``version`` and
+        ``submit(move)``, which POSTs one of ``legalMoves`` and returns a
+        promise. A renderer never re-implements rules: what it offers comes
+        from ``legalMoves``. The web client always shows the generic list of
+        legal moves under the board as well, so a renderer may draw only
+        part of what can be done.
+
+        The server lists the folder's files once at start-up and serves
+        exactly those under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``,
+        ``.svg``, ``.png`` and ``.json``; no subfolders). Without a renderer
+        the game is drawn by the generic one: its view as a tree, its legal
+        moves as labelled buttons.
+        """
+        return None
+
     # -- AI hooks (optional) ----------------------------------------------
 
     def evaluate(self, state: State, seat: int) -> float:

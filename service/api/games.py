@@ -5,6 +5,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from schemas import GameSchema
+from ..web import renderer_url
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -19,6 +20,7 @@ def game_resource(installed, matches, with_schemas: bool = False) -> dict:
         "distribution": installed.distribution,
         "version": installed.version,
         "schemas": current_app.extensions["gameroom_schema_names"][game.info.slug],
+        "renderer": renderer_url(game.info.slug),
     }
     if with_schemas:
         out["options_schema"] = current_app.extensions["gameroom_options_jsonschema"][game.info.slug]
