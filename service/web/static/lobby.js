@@ -81,12 +81,13 @@ function createForm(games, onCreated, say) {
     pickCount();
     options = optionsForm(current.options_schema);
     optionsBox.replaceChildren(...[options.node].filter(Boolean));
+    form.dataset.game = current.slug; // the form is ready for this game
   }
   function pickCount() {
     rows = seatRows(current, Number(countSelect.value));
     seatsBox.replaceChildren(h('legend', {}, 'Seats'), ...rows.map((r) => r.row));
   }
-  gameSelect.addEventListener('change', pickGame);
+  gameSelect.addEventListener('change', () => { delete form.dataset.game; pickGame(); });
   countSelect.addEventListener('change', pickCount);
 
   const form = h('form', {

@@ -1,0 +1,188 @@
+"""Playing in the browser, by clicking, against a real server and its AI worker.
+
+AI seats use the ``random`` level (the fastest) to keep these tests short; the
+server runs with the shipped defaults.
+"""
+import random
+import re
+
+import pytest
+
+NIM_PILES = "3, 4, 5"
+
+
+def test_generic_renderer_plays_nim_against_the_ai_to_the_end(open_tab):
+    """Nim ships no UI: its view is drawn as a tree and its legal moves as labelled buttons."""
+    tab = open_tab()
+    match_id, links = tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES})
+    assert list(links) == [0]
+    tab.page.click("text=Play as Ana")
+    tab.page.wait_for_selector("#board dl.tree")
+    assert tab.page.locator("#board dt", has_text="piles").count() == 1
+    first = tab.page.locator("#moves button.move").first
+    tab.wait_turn()
+    assert re.fullmatch(r"take · pile \d · count \d+", tab.page.locator("#moves button.move").first.text_content())
+    made = tab.play_to_end(random.Random(1), limit=20)
+    assert made >= 1
+    assert tab.state_line().startswith("Finished. Winner:")
+    assert tab.page.locator("#board dd", has_text="0, 0, 0").count() == 1, "every pile is empty at the end"
+    assert tab.page.locator("#history li").count() >= 2 * made
+    tab.shot("nim-generic")
+
+
+# Options keep the first-party matches short enough for a test (turn_limit is one of the game's own options).
+GAMES = {
+    "stars-are-right": ({"turn_limit": 2}, ("end turn", "skip", "end services"), 400),
+    "look-at-the-stars": ({}, (), 200),
+    "tiny-stellar-empires": ({}, (), 200),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(GAMES))
+def test_a_complete_match_against_the_ai_by_clicking(open_tab, slug):
+    options, prefer, limit = GAMES[slug]
+    tab = open_tab()
+    tab.create(slug, [("Ana", "human"), ("Bot", "ai:random")], options, seed=f"browser-{slug}")
+    tab.page.click("text=Play as Ana")
+    tab.page.wait_for_selector("#board")
+    tab.wait_turn()
+    tab.shot(f"{slug}-start")
+    made = tab.play_to_end(random.Random(slug), limit=limit, prefer=prefer)
+    assert made >= 1
+    assert tab.state_line().startswith("Finished. Winner:")
+    assert tab.page.locator("#moves button.move").count() == 0
+    tab.shot(f"{slug}-end")
+
+
+def _two_humans(open_tab):
+    ana = open_tab()
+    match_id, links = ana.create("nim", [("Ana", "human"), ("Bo", "human")], {"piles": "5, 5, 5"}, seed="two-tabs")
+    ana.page.click("text=Play as Ana")
+    bo = open_tab()
+    bo.page.goto(links[1])
+    bo.page.wait_for_selector("#status")
+    return match_id, links, ana, bo
+
+
+def _mover(ana, bo):
+    ana.page.wait_for_function("() => /^(Your turn|Waiting for)/.test(document.querySelector('#status')?.textContent || '')")
+    return (ana, bo) if ana.state_line().startswith("Your turn") else (bo, ana)
+
+
+def test_two_tabs_see_each_others_moves_live(open_tab, server):
+    match_id, links, ana, bo = _two_humans(open_tab)
+    assert "#/join/" not in bo.page.url and re.search(r"#/match/[^/]+/seat/1$", bo.page.url), \
+        "the invitation's token leaves the address bar at once"
+    stored = bo.page.evaluate("() => localStorage.getItem('gameroom.tokens')")
+    token = links[1].rsplit("/", 1)[1]
+    assert token in stored
+    rng = random.Random(2)
+    for _ in range(4):
+        mover, other = _mover(ana, bo)
+        mover.wait_turn()
+        version = int(re.search(r"version (\d+)", mover.state_line()).group(1))
+        label = mover.click_move(rng)
+        # The other tab learns of the move over the stream, without a reload.
+        other.page.wait_for_function(
+            "v => /^(Your turn|Finished)/.test(document.querySelector('#status').textContent)"
+            " && document.querySelector(`#history li[data-version='${v}']`)", arg=version + 1)
+        pile, count = re.search(r"pile (\d) · count (\d+)", label).groups()
+        assert f"from pile {int(pile) + 1}" in other.page.locator("#history li").last.text_content()
+        if other.state_line().startswith("Finished"):
+            break
+    ana.shot("two-tabs-ana")
+    bo.shot("two-tabs-bo")
+    assert any("/stream?" in u and "token=" in u for u in bo.urls), "EventSource carries its token as ?token="
+    log = server.log_path.read_text()
+    assert "/stream" in log, "the access log records the stream requests"
+    assert token not in log and "token=" not in log, "no token in the server's logs"
+
+
+def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
+    match_id, links, ana, bo = _two_humans(open_tab)
+    rng = random.Random(3)
+    first, second = _mover(ana, bo)
+    first.wait_turn()
+    first.click_move(rng)
+    second.wait_turn()
+    second.click_move(rng)
+    first.wait_turn()
+    before = first.state_line()
+    first.page.click("#undo-button")
+    first.page.wait_for_selector("#message.ok")
+    assert "waiting for the other players" in first.page.text_content("#message")
+    # The other seat is asked (it polls the pending requests) and approves.
+    second.page.click("button.approve", timeout=20_000)
+    second.page.wait_for_function("() => /approved/.test(document.querySelector('#message').textContent)")
+    first.page.wait_for_function("() => document.querySelectorAll('#history li.undone').length === 2")
+    assert second.page.locator("#history li.undone").count() == 2
+    assert first.state_line() != before and first.state_line().startswith("Your turn")
+    first.shot("undo-approved")
+
+
+def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
+    tab = open_tab()
+    match_id, _ = tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES}, seed="replay")
+    tab.page.click("text=Play as Ana")
+    tab.play_to_end(random.Random(4), limit=20)
+    last = int(tab.page.locator("#history li").last.get_attribute("data-version"))
+    tab.page.click("text=Replay")
+    tab.page.wait_for_selector("#scrubber")
+    assert tab.page.text_content("#version-label") == f"Version {last} of {last}"
+    tab.page.click("#first")
+    tab.page.wait_for_function("() => document.querySelector('#version-label').textContent.startsWith('Version 1 ')")
+    tab.page.wait_for_selector("#sentences li.current[data-version='1']")
+    assert tab.page.locator("#board dd", has_text="3, 4, 5").count() == 1, "the opening piles"
+    tab.page.click("#forward")
+    tab.page.wait_for_selector("#sentences li.current[data-version='2']")
+    assert tab.page.locator("#sentences li").count() == 2
+    assert tab.page.locator("#board dd", has_text="3, 4, 5").count() == 0, "a stone was taken at version 2"
+    # The scrubber is a slider: the keyboard moves it.
+    tab.page.focus("#scrubber")
+    tab.page.keyboard.press("ArrowRight")
+    tab.page.wait_for_selector("#sentences li.current[data-version='3']")
+    tab.page.click("#back")
+    tab.page.wait_for_selector("#sentences li.current[data-version='2']")
+    tab.shot("replay")
+    tab.page.click("#last")
+    tab.page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Finished')")
+
+
+def test_a_refused_move_shows_the_rules_message(open_tab):
+    tab = open_tab()
+    tab.allow(r"status of 422")  # Chromium logs the refused POST itself
+    tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES})
+    tab.page.click("text=Play as Ana")
+    tab.wait_turn()
+    tab.page.click("text=Type a move (JSON)")
+    tab.page.fill("#typed-move", '{"type": "take", "pile": 0, "count": 9}')
+    tab.page.click("text=Send move")
+    tab.page.wait_for_selector("#message.error")
+    text = tab.page.text_content("#message")
+    assert "[illegal-move]" in text and "rule:" in text
+    assert tab.state_line().startswith("Your turn"), "nothing changed"
+
+
+def test_phone_width_and_keyboard_only(open_tab):
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    fits = "() => document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(fits), "the lobby fits a phone's width"
+    tab.shot("phone-lobby")
+    tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES})
+    page.click("text=Play as Ana")
+    tab.wait_turn()
+    assert page.evaluate(fits), "the match fits a phone's width"
+    # Keyboard only: Tab until a move has the focus, then Enter plays it.
+    page.focus("body")
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('#moves button.move')"):
+            break
+    else:
+        raise AssertionError("no move is reachable with Tab")
+    before = tab.state_line()
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+    assert page.locator("#history li").count() >= 2
+    tab.shot("phone-match")
