@@ -299,11 +299,13 @@ class Game:
         """
         return event
 
-    def renderer(self) -> str | None:
-        """Optional. A folder of static files that draws this game in the web client, or ``None``.
+    def renderer(self) -> str | list | None:
+        """Optional. The static files that draw this game in the web client, or ``None``.
 
-        The folder (usually ``ui/`` next to the game's module, shipped as
-        package data) must hold ``renderer.js``, an ES module exporting::
+        Either a folder (usually ``ui/`` next to the game's module, shipped as
+        package data) or a list of files (a renderer that also reads the
+        game's content file, say). Each file is served under its own name;
+        one must be ``renderer.js``, an ES module exporting::
 
             export function render(root, ctx) { ... }
 
@@ -317,9 +319,11 @@ class Game:
         legal moves under the board as well, so a renderer may draw only
         part of what can be done.
 
-        The server lists the folder's files once at start-up and serves
-        exactly those under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``,
-        ``.svg``, ``.png`` and ``.json``; no subfolders). Without a renderer
+        The server lists the files once at start-up and serves exactly those
+        under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``, ``.svg``,
+        ``.png`` and ``.json``; no subfolders), so the module reaches its
+        siblings with ``new URL("./x.json", import.meta.url)``. A
+        ``renderer.css`` beside it is loaded with it. Without a renderer
         the game is drawn by the generic one: its view as a tree, its legal
         moves as labelled buttons.
         """

@@ -39,13 +39,15 @@ def game_assets(registry) -> dict[str, dict[str, Path]]:
     """slug -> file name -> path, for every game that ships a renderer with a ``renderer.js``."""
     out = {}
     for installed in registry:
-        folder = installed.game.renderer()
-        if folder is None:
+        shipped = installed.game.renderer()
+        if shipped is None:
             continue
-        files = _listing(Path(folder), GAME_SUFFIXES)
+        if isinstance(shipped, (list, tuple)):
+            files = {Path(p).name: Path(p) for p in shipped if Path(p).is_file() and Path(p).suffix in GAME_SUFFIXES}
+        else:
+            files = _listing(Path(shipped), GAME_SUFFIXES)
         if "renderer.js" not in files:
-            log.warning("game %s: renderer folder %s has no renderer.js; using the generic renderer",
-                        installed.slug, folder)
+            log.warning("game %s: its renderer has no renderer.js; using the generic renderer", installed.slug)
             continue
         out[installed.slug] = files
     return out

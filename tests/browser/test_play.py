@@ -186,3 +186,39 @@ def test_phone_width_and_keyboard_only(open_tab):
     page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
     assert page.locator("#history li").count() >= 2
     tab.shot("phone-match")
+
+
+def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
+    """The sky is direct manipulation: arrows push a row or column, a click flips, two clicks swap."""
+    tab = open_tab()
+    page = tab.page
+    tab.create("stars-are-right", [("Ana", "human"), ("Bot", "ai:random")], {"first_player": "seat_0"}, seed="sky")
+    page.click("text=Play as Ana")
+    page.wait_for_selector(".sar .sky")
+    assert page.locator(".sar .sky .cell").count() == 25
+    assert page.locator(".sar .hand .card").count() == 5
+    assert page.locator(".sar .hand .constellation").count() == 5
+    rng = random.Random(5)
+    for _ in range(40):
+        tab.wait_turn()
+        before = tab.state_line()
+        pushes = page.locator(".sar .push:not([disabled])")
+        cells = page.locator(".sar .cell:not([disabled])")
+        if pushes.count() or cells.count():
+            faces = page.locator(".sar .cell .face").all_text_contents()
+            if pushes.count():
+                rng.choice(pushes.all()).click()
+            else:
+                rng.choice(cells.all()).click()
+                if page.locator(".sar .cell.picked").count():  # a swap: now its second tile
+                    rng.choice(page.locator(".sar .cell:not([disabled]):not(.picked)").all()).click()
+            page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+            page.wait_for_selector(".sar .sky")
+            assert re.search(r"(pushed|flipped|swapped)", page.locator("#history li").last.text_content())
+            assert page.locator(".sar .cell .face").all_text_contents() != faces, "the sky changed"
+            tab.shot("stars-are-right-board")
+            return
+        # Not a sky phase: the board's own buttons (invoke a card, end services, ...).
+        rng.choice(page.locator(".sar button.board-move").all()).click()
+        page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+    raise AssertionError("no sky action came up")

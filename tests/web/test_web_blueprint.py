@@ -49,3 +49,17 @@ def test_a_game_renderer_folder_is_listed_without_foreign_files(tmp_path):
 def test_a_game_without_a_renderer_gets_the_generic_one(client):
     games = {g["slug"]: g for g in client.get("/api/games").get_json()}
     assert games["nim"]["renderer"] is None
+
+
+def test_a_renderer_may_list_its_files_one_by_one(tmp_path):
+    (tmp_path / "renderer.js").write_text("export function render() {}")
+    (tmp_path / "content.json").write_text("{}")
+    (tmp_path / "notes.txt").write_text("")
+    game = Drawn()
+    game.renderer = lambda: [tmp_path / "renderer.js", tmp_path / "content.json", tmp_path / "notes.txt"]
+
+    class Installed:
+        slug = "drawn"
+
+    Installed.game = game
+    assert set(game_assets([Installed])["drawn"]) == {"renderer.js", "content.json"}
