@@ -211,12 +211,38 @@ class Tab:
             arg=list(before))
         return label
 
-    def play_to_end(self, rng, limit: int, prefer=()) -> int:
-        """Play this seat by clicking until the match ends; returns the number of moves made."""
+    BOARD_MOVES = "#board .board-move:not([disabled]), #board .push:not([disabled]), #board .cell:not([disabled])"
+
+    def click_board(self, rng, prefer=()) -> str:
+        """Click one move on the game's own board (not the generic list); returns its label."""
+        page = self.page
+        before = self.state_line(), page.text_content("#message") or ""
+        targets = page.locator(self.BOARD_MOVES).all()
+        assert targets, "the board offers no move although the seat may act"
+        labels = [t.text_content() for t in targets]
+        preferred = [t for t, label in zip(targets, labels) if any(label.lower().startswith(p) for p in prefer)]
+        target = rng.choice(preferred or targets)
+        label = target.text_content()
+        target.click()
+        picked = page.locator("#board .picked")
+        if picked.count():  # the first of two clicks (a swap): now its partner
+            rng.choice(page.locator("#board .cell:not([disabled]):not(.picked)").all()).click()
+        page.wait_for_function(
+            "([s, m]) => (document.querySelector('#status')?.textContent !== s)"
+            " || (document.querySelector('#message')?.textContent !== m"
+            "     && document.querySelector('#moves button.move:not([disabled])'))",
+            arg=list(before))
+        return label
+
+    def play_to_end(self, rng, limit: int, prefer=(), board: bool = False) -> int:
+        """Play this seat by clicking (on the board, or the generic list) until the match ends."""
         for made in range(limit):
             if not self.wait_turn():
                 return made
-            self.click_move(rng, prefer)
+            if board:
+                self.click_board(rng, prefer)
+            else:
+                self.click_move(rng, prefer)
         raise AssertionError(f"not over after {limit} moves: {self.state_line()}")
 
 

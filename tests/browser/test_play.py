@@ -31,23 +31,24 @@ def test_generic_renderer_plays_nim_against_the_ai_to_the_end(open_tab):
 
 
 # Options keep the first-party matches short enough for a test (turn_limit is one of the game's own options).
+# board: the match is played on the game's own board, not the generic list of moves.
 GAMES = {
-    "stars-are-right": ({"turn_limit": 2}, ("end turn", "skip", "end services"), 400),
-    "look-at-the-stars": ({}, (), 200),
-    "tiny-stellar-empires": ({}, (), 200),
+    "stars-are-right": ({"turn_limit": 2}, ("end turn", "skip", "end services"), 400, True),
+    "look-at-the-stars": ({}, (), 200, False),
+    "tiny-stellar-empires": ({}, (), 200, True),
 }
 
 
 @pytest.mark.parametrize("slug", sorted(GAMES))
 def test_a_complete_match_against_the_ai_by_clicking(open_tab, slug):
-    options, prefer, limit = GAMES[slug]
+    options, prefer, limit, board = GAMES[slug]
     tab = open_tab()
     tab.create(slug, [("Ana", "human"), ("Bot", "ai:random")], options, seed=f"browser-{slug}")
     tab.page.click("text=Play as Ana")
     tab.page.wait_for_selector("#board")
     tab.wait_turn()
     tab.shot(f"{slug}-start")
-    made = tab.play_to_end(random.Random(slug), limit=limit, prefer=prefer)
+    made = tab.play_to_end(random.Random(slug), limit=limit, prefer=prefer, board=board)
     assert made >= 1
     assert tab.state_line().startswith("Finished. Winner:")
     assert tab.page.locator("#moves button.move").count() == 0

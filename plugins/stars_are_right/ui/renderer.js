@@ -69,9 +69,10 @@ export function render(root, ctx) {
   const { view, legalMoves: legal, submit, names } = ctx;
   const used = new Set();
   const byCard = new Map();
+  const drawn = new Set([...(view.hand || []), ...view.creatures.flat()]);
   for (const move of legal) {
     const id = move.card ?? move.creature;
-    if (id === undefined) continue;
+    if (id === undefined || !drawn.has(id)) continue; // a card not on the board: its move goes to the bar
     if (!byCard.has(id)) byCard.set(id, []);
     byCard.get(id).push({ move, label: label(move) });
     used.add(move);

@@ -59,7 +59,7 @@ function seatRows(game, count) {
       h('option', { value: 'human', selected: i === 0 }, 'Human'),
       h('option', { value: 'open' }, 'Open (someone claims it)'),
       levels.map((level) => h('option', { value: `ai:${level}`, selected: i > 0 && level === levels[0] }, `AI: ${level}`)));
-    const name = h('input', { id: `seat-${i}-name`, type: 'text', maxlength: 64, value: i === 0 ? 'You' : `Player ${i + 1}`, 'aria-label': `Seat ${i} name` });
+    const name = h('input', { id: `seat-${i}-name`, type: 'text', maxlength: 64, value: `Player ${i + 1}`, 'aria-label': `Seat ${i} name` });
     return { row: h('div', { class: 'seat-row' }, h('span', {}, `Seat ${i}`), name, kind), name, kind };
   });
 }
