@@ -312,7 +312,7 @@ class Game:
         ``root`` is an empty element to draw into; ``ctx`` holds ``view`` (the
         seat's view, exactly as ``GET .../state`` returns it), ``seat`` (``null``
         for a spectator), ``legalMoves`` (``[]`` when it cannot act),
-        ``names`` (seat names), ``outcome``, ``version`` and
+        ``names`` (seat names), ``match`` (its id), ``outcome``, ``version`` and
         ``submit(move)``, which POSTs one of ``legalMoves`` and returns a
         promise. A renderer never re-implements rules: what it offers comes
         from ``legalMoves``. The web client always shows the generic list of

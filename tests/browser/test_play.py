@@ -34,7 +34,7 @@ def test_generic_renderer_plays_nim_against_the_ai_to_the_end(open_tab):
 # board: the match is played on the game's own board, not the generic list of moves.
 GAMES = {
     "stars-are-right": ({"turn_limit": 2}, ("end turn", "skip", "end services"), 400, True),
-    "look-at-the-stars": ({}, (), 200, False),
+    "look-at-the-stars": ({}, ("place the", "use the power", "confirm turn"), 200, True),
     "tiny-stellar-empires": ({}, (), 200, True),
 }
 

@@ -78,6 +78,7 @@ function createForm(games, onCreated, say) {
     current = await gameInfo(gameSelect.value);
     countSelect.replaceChildren(...Array.from({ length: current.max_players - current.min_players + 1 },
       (_, i) => h('option', { value: String(current.min_players + i) }, String(current.min_players + i))));
+    countSelect.value = String(Math.max(current.min_players, Math.min(2, current.max_players))); // two, where allowed
     pickCount();
     options = optionsForm(current.options_schema);
     optionsBox.replaceChildren(...[options.node].filter(Boolean));

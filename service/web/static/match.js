@@ -158,7 +158,7 @@ export async function showMatch(root, matchId, seat) {
     const hadFocus = root.contains(document.activeElement);
     drawStatus();
     drawBoard(board, renderer, {
-      view: state.view, seat, names, legalMoves: state.legal_moves || [], outcome: state.outcome,
+      match: matchId, view: state.view, seat, names, legalMoves: state.legal_moves || [], outcome: state.outcome,
       version: state.version, status: state.status, activeSeats: state.active_seats, submit, readOnly: seat === null,
     });
     drawMoves();

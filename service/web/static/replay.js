@@ -41,7 +41,7 @@ export async function showReplay(root, matchId, seat) {
     }
     if (mine !== ticket) return; // a later step already asked for another version
     drawBoard(board, renderer, {
-      view: state.view, seat, names, legalMoves: [], outcome: state.outcome, version: state.version,
+      match: matchId, view: state.view, seat, names, legalMoves: [], outcome: state.outcome, version: state.version,
       status: state.status, activeSeats: state.active_seats, submit: async () => {}, readOnly: true,
     });
     const current = entries.find((e) => e.version === version);
