@@ -93,6 +93,18 @@ def test_two_tabs_see_each_others_moves_live(open_tab, server):
             break
     ana.shot("two-tabs-ana")
     bo.shot("two-tabs-bo")
+    # A spectator sees the same history, live, and is offered nothing to play.
+    watcher = open_tab()
+    watcher.page.goto(f"{server.base}/#/match/{match_id}")
+    watcher.page.wait_for_selector("#history li")
+    assert "spectator" in watcher.page.text_content(".who")
+    assert watcher.page.locator("#moves button, #undo-button").count() == 0
+    seen = watcher.page.locator("#history li").count()
+    if not ana.state_line().startswith("Finished"):
+        mover, _ = _mover(ana, bo)
+        mover.wait_turn()
+        mover.click_move(rng)
+        watcher.page.wait_for_function("n => document.querySelectorAll('#history li').length > n", arg=seen)
     assert any("/stream?" in u and "token=" in u for u in bo.urls), "EventSource carries its token as ?token="
     log = server.log_path.read_text()
     assert "/stream" in log, "the access log records the stream requests"
@@ -223,3 +235,15 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
         rng.choice(page.locator(".sar button.board-move").all()).click()
         page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
     raise AssertionError("no sky action came up")
+
+
+@pytest.mark.parametrize("slug", sorted(GAMES))
+def test_each_board_fits_a_phone(open_tab, slug):
+    tab = open_tab(width=375, height=740)
+    options = {"turn_limit": 2} if slug == "stars-are-right" else {}
+    tab.create(slug, [("Ana", "human"), ("Bot", "ai:random")], options, seed=f"phone-{slug}")
+    tab.page.click("text=Play as Ana")
+    tab.wait_turn()
+    assert tab.page.locator("#board .board-move, #board .cell, #board .target").count() > 0, "the game's own board"
+    assert tab.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    tab.shot(f"phone-{slug}")
