@@ -159,6 +159,9 @@ def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab.shot("replay")
     tab.page.click("#last")
     tab.page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Finished')")
+    tab.page.click("text=Lobby")
+    tab.page.wait_for_selector(f"tr[data-match='{match_id}']")
+    tab.shot("lobby")
 
 
 def test_a_refused_move_shows_the_rules_message(open_tab):
