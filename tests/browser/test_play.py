@@ -250,3 +250,29 @@ def test_each_board_fits_a_phone(open_tab, slug):
     assert tab.page.locator("#board .board-move, #board .cell, #board .target").count() > 0, "the game's own board"
     assert tab.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     tab.shot(f"phone-{slug}")
+
+
+def test_a_seat_replays_a_running_match_from_its_own_view_only(open_tab, server):
+    """While the match runs, a seat's replay shows its own hand and homeworld; a spectator's shows neither."""
+    tab = open_tab()
+    match_id, _ = tab.create("tiny-stellar-empires", [("Ana", "human"), ("Bot", "ai:random")], seed="replay-view")
+    tab.page.click("text=Play as Ana")
+    tab.wait_turn()
+    tab.page.click("text=Replay")
+    tab.page.wait_for_selector("#scrubber")
+    tab.page.click("#first")
+    tab.page.wait_for_selector("#sentences li.current[data-version='1']")
+    tab.page.wait_for_selector(".tse .hand")
+    assert "As seat 0 (Ana) sees it" in tab.page.text_content(".who")
+    assert tab.page.locator(".tse .homeworld").count() == 1
+    spectator = open_tab()
+    spectator.page.goto(f"{server.base}/#/replay/{match_id}")
+    spectator.page.wait_for_selector("#scrubber")
+    spectator.page.click("#first")
+    spectator.page.wait_for_selector("#sentences li.current[data-version='1']")
+    spectator.page.wait_for_selector(".tse .empire-row")
+    assert spectator.page.locator(".tse .hand, .tse .homeworld").count() == 0
+    own = [card.get_attribute("data-card") for card in tab.page.locator(".tse .hand .hand-card").all()]
+    seen = spectator.page.text_content("main")
+    assert len(own) == 5 and not [card for card in own if card in seen], "no card of Ana's hand shows"
+    assert own[0] in tab.page.text_content("main"), "(the check above can fail: Ana's own page names her cards)"
