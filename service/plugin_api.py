@@ -312,9 +312,11 @@ class Game:
         ``root`` is an empty element to draw into; ``ctx`` holds ``view`` (the
         seat's view, exactly as ``GET .../state`` returns it), ``seat`` (``null``
         for a spectator), ``legalMoves`` (``[]`` when it cannot act),
-        ``names`` (seat names), ``match`` (its id), ``outcome``, ``version`` and
-        ``submit(move)``, which POSTs one of ``legalMoves`` and returns a
-        promise. A renderer never re-implements rules: what it offers comes
+        ``names`` (seat names), ``match`` (its id), ``history`` (the entries the
+        seat may see, as ``GET .../events`` returns them), ``outcome``,
+        ``version``, ``status``, ``activeSeats``, ``readOnly`` (spectators and
+        the replay viewer) and ``submit(move)``, which POSTs one of
+        ``legalMoves`` and returns a promise. A renderer never re-implements rules: what it offers comes
         from ``legalMoves``. The web client always shows the generic list of
         legal moves under the board as well, so a renderer may draw only
         part of what can be done.
@@ -322,8 +324,8 @@ class Game:
         The server lists the files once at start-up and serves exactly those
         under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``, ``.svg``,
         ``.png`` and ``.json``; no subfolders), so the module reaches its
-        siblings with ``new URL("./x.json", import.meta.url)``. A
-        ``renderer.css`` beside it is loaded with it. Without a renderer
+        siblings with ``new URL("./x.json", import.meta.url)`` (a stylesheet
+        too: the module adds a ``<link>`` to it). Without a renderer
         the game is drawn by the generic one: its view as a tree, its legal
         moves as labelled buttons.
         """

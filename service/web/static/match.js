@@ -158,7 +158,7 @@ export async function showMatch(root, matchId, seat) {
     const hadFocus = root.contains(document.activeElement);
     drawStatus();
     drawBoard(board, renderer, {
-      match: matchId, view: state.view, seat, names, legalMoves: state.legal_moves || [], outcome: state.outcome,
+      match: matchId, view: state.view, seat, names, legalMoves: state.legal_moves || [], outcome: state.outcome, history: entries,
       version: state.version, status: state.status, activeSeats: state.active_seats, submit, readOnly: seat === null,
     });
     drawMoves();
@@ -223,8 +223,18 @@ export async function showMatch(root, matchId, seat) {
         if (s === 'live' && was !== 'live' && was !== 'connecting…') refresh();
       },
     });
-    // Undo requests are not stream entries: ask for them now and then (and catch up, whatever happened).
-    timer = setInterval(() => { if (!busy) refresh(); }, 3000);
+    // Undo requests are not stream entries: with other humans seated, ask for them now and then.
+    // Otherwise a cheap look at the version catches up whatever the stream missed.
+    timer = setInterval(async () => {
+      if (busy || disposed) return;
+      if (summary.seats.filter((s) => s && !s.ai).length > 1) { refresh(); return; }
+      try {
+        const now = await api('GET', `/matches/${path(matchId)}`);
+        if (state && now.version !== state.version) refresh();
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }, 3000);
   }
   return () => { disposed = true; stop(); };
 }

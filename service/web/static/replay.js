@@ -42,6 +42,7 @@ export async function showReplay(root, matchId, seat) {
     if (mine !== ticket) return; // a later step already asked for another version
     drawBoard(board, renderer, {
       match: matchId, view: state.view, seat, names, legalMoves: [], outcome: state.outcome, version: state.version,
+      history: entries.filter((e) => e.version <= version),
       status: state.status, activeSeats: state.active_seats, submit: async () => {}, readOnly: true,
     });
     const current = entries.find((e) => e.version === version);
