@@ -276,3 +276,13 @@ def test_a_seat_replays_a_running_match_from_its_own_view_only(open_tab, server)
     seen = spectator.page.text_content("main")
     assert len(own) == 5 and not [card for card in own if card in seen], "no card of Ana's hand shows"
     assert own[0] in tab.page.text_content("main"), "(the check above can fail: Ana's own page names her cards)"
+
+
+def test_hostile_names_are_shown_as_text_never_as_markup(open_tab):
+    tab = open_tab()
+    hostile = '<img src=x onerror="document.title=1">'
+    tab.create("nim", [(hostile, "human"), ("Bot", "ai:random")], {"piles": NIM_PILES})
+    tab.page.locator("a.play-link").click()
+    tab.wait_turn()
+    assert hostile in tab.page.text_content(".seats")
+    assert tab.page.locator("main img").count() == 0 and tab.page.title() == "gameroom"
