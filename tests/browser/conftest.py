@@ -42,6 +42,8 @@ def _why_skipped() -> str | None:
 
 
 SKIP = _why_skipped()
+if not SKIP:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 
 def pytest_collection_modifyitems(config, items):
@@ -104,6 +106,8 @@ def server(tmp_path_factory):
     running = Server(tmp_path_factory.mktemp("serve")).start()
     yield running
     running.stop()
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(running.log_path, SHOTS / "serve.log")  # kept beside the screenshots for a look after a failure
 
 
 @pytest.fixture(scope="session")
@@ -190,7 +194,8 @@ class Tab:
         self.page.wait_for_function(
             "() => { const s = document.querySelector('#status');"
             " return s && (s.textContent.startsWith('Finished')"
-            " || (s.textContent.startsWith('Your turn') && document.querySelector('#moves button.move:not([disabled])'))); }",
+            " || (s.textContent.startsWith('Your turn')"
+            "     && document.querySelector('#moves button.move:not([disabled])'))); }",
             timeout=timeout)
         return not self.state_line().startswith("Finished")
 
@@ -237,7 +242,16 @@ class Tab:
         if page.locator("#board .picked").count():  # the first of two clicks (a swap): now its partner
             rng.choice(page.locator("#board .cell:not([disabled]):not(.picked)").all()).click()
         elif page.locator(self.CONFIRM).count():  # a spot on the sheet was picked: place it there
-            page.locator(self.CONFIRM).first.click()
+            # Other seats act at the same time, and each of their steps redraws the board (the pick
+            # survives): a click may meet a button just replaced, so try again on the new one.
+            for _ in range(5):
+                try:
+                    page.locator(self.CONFIRM).first.click(timeout=4_000)
+                    break
+                except PlaywrightTimeout:
+                    continue
+            else:
+                raise AssertionError("the picked placement could not be confirmed")
         page.wait_for_function(
             "([s, m]) => (document.querySelector('#status')?.textContent !== s)"
             " || (document.querySelector('#message')?.textContent !== m"

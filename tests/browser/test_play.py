@@ -65,8 +65,16 @@ def _two_humans(open_tab):
     return match_id, links, ana, bo
 
 
+STATUS = "(document.querySelector('#status')?.textContent || '')"
+
+
+def status_matches(tab, pattern: str) -> None:
+    """Wait until the status line matches ``pattern`` (a JavaScript regular expression)."""
+    tab.page.wait_for_function(f"() => /{pattern}/.test({STATUS})")
+
+
 def _mover(ana, bo):
-    ana.page.wait_for_function("() => /^(Your turn|Waiting for)/.test(document.querySelector('#status')?.textContent || '')")
+    status_matches(ana, "^(Your turn|Waiting for)")
     return (ana, bo) if ana.state_line().startswith("Your turn") else (bo, ana)
 
 
@@ -85,7 +93,7 @@ def test_two_tabs_see_each_others_moves_live(open_tab, server):
         label = mover.click_move(rng)
         # The other tab learns of the move over the stream, without a reload.
         other.page.wait_for_function(
-            "v => /^(Your turn|Finished)/.test(document.querySelector('#status').textContent)"
+            "v => /^(Your turn|Finished)/.test((document.querySelector('#status')?.textContent || ''))"
             " && document.querySelector(`#history li[data-version='${v}']`)", arg=version + 1)
         pile, count = re.search(r"pile (\d) · count (\d+)", label).groups()
         assert f"from pile {int(pile) + 1}" in other.page.locator("#history li").last.text_content()
@@ -122,11 +130,11 @@ def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
     first.wait_turn()
     before = first.state_line()
     first.page.click("#undo-button")
-    first.page.wait_for_selector("#message.ok")
-    assert "waiting for the other players" in first.page.text_content("#message")
+    first.page.wait_for_function("() => /^Undo requested/.test(document.querySelector('#message').textContent)")
+    assert "waiting for the other players" in first.page.text_content("#message.ok")
     # The other seat is asked (it polls the pending requests) and approves.
     second.page.click("button.approve", timeout=20_000)
-    second.page.wait_for_function("() => /approved/.test(document.querySelector('#message').textContent)")
+    second.page.wait_for_function("() => /approved/.test((document.querySelector('#message')?.textContent || ''))")
     first.page.wait_for_function("() => document.querySelectorAll('#history li.undone').length === 2")
     assert second.page.locator("#history li.undone").count() == 2
     assert first.state_line() != before and first.state_line().startswith("Your turn")
@@ -143,7 +151,7 @@ def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab.page.wait_for_selector("#scrubber")
     assert tab.page.text_content("#version-label") == f"Version {last} of {last}"
     tab.page.click("#first")
-    tab.page.wait_for_function("() => document.querySelector('#version-label').textContent.startsWith('Version 1 ')")
+    tab.page.wait_for_function("() => document.querySelector('#version-label')?.textContent.startsWith('Version 1 ')")
     tab.page.wait_for_selector("#sentences li.current[data-version='1']")
     assert tab.page.locator("#board dd", has_text="3, 4, 5").count() == 1, "the opening piles"
     tab.page.click("#forward")
@@ -158,7 +166,7 @@ def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab.page.wait_for_selector("#sentences li.current[data-version='2']")
     tab.shot("replay")
     tab.page.click("#last")
-    tab.page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Finished')")
+    tab.page.wait_for_function("() => (document.querySelector('#status')?.textContent || '').startsWith('Finished')")
     tab.page.click("text=Lobby")
     tab.page.wait_for_selector(f"tr[data-match='{match_id}']")
     tab.shot("lobby")
@@ -199,7 +207,7 @@ def test_phone_width_and_keyboard_only(open_tab):
         raise AssertionError("no move is reachable with Tab")
     before = tab.state_line()
     page.keyboard.press("Enter")
-    page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
     assert page.locator("#history li").count() >= 2
     tab.shot("phone-match")
 
@@ -228,7 +236,7 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
                 rng.choice(cells.all()).click()
                 if page.locator(".sar .cell.picked").count():  # a swap: now its second tile
                     rng.choice(page.locator(".sar .cell:not([disabled]):not(.picked)").all()).click()
-            page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+            page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
             page.wait_for_selector(".sar .sky")
             assert re.search(r"(pushed|flipped|swapped)", page.locator("#history li").last.text_content())
             assert page.locator(".sar .cell .face").all_text_contents() != faces, "the sky changed"
@@ -236,7 +244,7 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
             return
         # Not a sky phase: the board's own buttons (invoke a card, end services, ...).
         rng.choice(page.locator(".sar button.board-move").all()).click()
-        page.wait_for_function("s => document.querySelector('#status').textContent !== s", arg=before)
+        page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
     raise AssertionError("no sky action came up")
 
 
@@ -286,3 +294,23 @@ def test_hostile_names_are_shown_as_text_never_as_markup(open_tab):
     tab.wait_turn()
     assert hostile in tab.page.text_content(".seats")
     assert tab.page.locator("main img").count() == 0 and tab.page.title() == "gameroom"
+
+
+def test_a_seat_left_open_is_claimed_from_the_lobby_and_its_link_copied(open_tab, server):
+    host = open_tab()
+    host.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    match_id, links = host.create("nim", [("Ana", "human"), ("", "open")], {"piles": NIM_PILES})
+    assert list(links) == [0], "an open seat has no token until it is claimed"
+    host.page.click("text=Copy invitation link")
+    host.page.wait_for_selector("text=Copied")
+    assert host.page.evaluate("() => navigator.clipboard.readText()") == links[0]
+    guest = open_tab()
+    row = guest.page.locator(f"tr[data-match='{match_id}']")
+    assert "waiting" in row.text_content()
+    row.locator("input").fill("Bo")
+    row.locator("text=Claim seat 1").click()
+    guest.page.wait_for_selector("#status")
+    assert re.search(r"#/match/[^/]+/seat/1$", guest.page.url)
+    status_matches(guest, "^(Your turn|Waiting for Ana)")
+    host.page.click("text=Play as Ana")
+    status_matches(host, "^(Your turn|Waiting for Bo)")

@@ -61,7 +61,7 @@ function empireCard(entry, set, buttons) {
     half.symbols.length ? h('p', { class: `symbols ${entry.atk && entry.atk.mode === 'raid' ? 'lost' : ''}` }, half.symbols.map(symbol)) : null,
     ability ? h('p', { class: `ability ${entry.atk && entry.atk.mode === 'invasion' ? 'lost' : ''}` }, ability) : null,
     entry.atk ? h('p', { class: 'atk' }, `${entry.atk.mode === 'raid' ? 'Raided' : 'Invaded'} (${entry.atk.id})`) : null,
-    entry.amb ? h('p', { class: 'amb' }, `Ambassador ${entry.amb.id}`, entry.amb.symbol ? [': ', symbol(entry.amb.symbol)] : '') : null,
+    entry.amb ? h('p', { class: 'amb' }, `Ambassador ${entry.amb.id}: `, symbol(set.ambassador[entry.amb.id][entry.amb.end]), ' ×2') : null,
     buttons.length ? h('div', { class: 'card-moves' }, buttons) : null);
 }
 
@@ -81,6 +81,30 @@ function handCard(id, set, buttons) {
   }
   return h('article', { class: `hand-card k-${id[0]}`, 'data-card': id }, h('strong', {}, name), ` ${id}`, details,
     buttons.length ? h('div', { class: 'card-moves' }, buttons) : null);
+}
+
+/** Symbols showing in each row (active halves not raided, ambassadors twice): what the majorities are fought over. */
+function symbolTable(view, names) {
+  const set = view.set;
+  const counts = view.rows.map((row) => {
+    const count = Object.fromEntries(set.symbols.map((sym) => [sym, 0]));
+    for (const entry of row) {
+      if (!(entry.atk && entry.atk.mode === 'raid')) set.empire[entry.id][entry.o].symbols.forEach((sym) => { count[sym] += 1; });
+      if (entry.amb) count[set.ambassador[entry.amb.id][entry.amb.end]] += 2;
+    }
+    return count;
+  });
+  // A homeworld's main symbol counts 3: known for your own seat, for everyone once revealed.
+  const homes = view.homeworlds || view.rows.map((_, seat) => (seat === view.seat ? view.homeworld : null));
+  homes.forEach((home, seat) => { if (home) counts[seat][set.homeworld[home].main] += 3; });
+  const best = Object.fromEntries(set.symbols.map((sym) => [sym, Math.max(...counts.map((c) => c[sym]))]));
+  return h('section', { class: 'majorities' }, h('h3', {}, 'Symbols in play'),
+    h('div', { class: 'scroll' }, h('table', {},
+      h('thead', {}, h('tr', {}, h('th', {}, ''), set.symbols.map((sym) => h('th', { scope: 'col' }, symbol(sym))))),
+      h('tbody', {}, counts.map((count, seat) => h('tr', {}, h('th', { scope: 'row' }, names[seat]),
+        set.symbols.map((sym) => h('td', { class: count[sym] && count[sym] === best[sym] ? 'lead' : null }, String(count[sym])))))))),
+    h('p', { class: 'quiet' }, view.homeworlds ? 'Homeworlds included (3 for the main symbol).'
+      : 'Hidden homeworlds add 3 to their main symbol at the end (yours is counted).'));
 }
 
 export function render(root, ctx) {
@@ -121,7 +145,7 @@ export function render(root, ctx) {
     h('p', { class: 'phase' }, `Phase: ${words(view.phase)} · deck ${view.deck_size} · discard ${view.discard_size}`,
       view.discard_top ? ` (top: ${(set.names && set.names[view.discard_top]) || view.discard_top})` : ''),
     rest.length ? h('div', { class: 'turn-bar' }, rest) : null,
-    breakdown, seats, hand, homeworld,
+    breakdown, seats, symbolTable(view, names), hand, homeworld,
     discard.length ? h('details', { class: 'discard' }, h('summary', {}, `Discard pile (${view.discard_size})`),
       h('p', {}, discard.map((id) => (set.names && set.names[id]) || id).join(', '))) : null));
 }
