@@ -314,3 +314,26 @@ def test_a_seat_left_open_is_claimed_from_the_lobby_and_its_link_copied(open_tab
     status_matches(guest, "^(Your turn|Waiting for Ana)")
     host.page.click("text=Play as Ana")
     status_matches(host, "^(Your turn|Waiting for Bo)")
+
+
+def test_tiny_stellar_empires_exchange_by_ticking_cards_in_hand(open_tab):
+    tab = open_tab()
+    page = tab.page
+    tab.create("tiny-stellar-empires", [("Ana", "human"), ("Bot", "ai:random")], seed="exchange")
+    page.click("text=Play as Ana")
+    for _ in range(20):  # the start player is drawn at random: end the Bot's turns first if need be
+        tab.wait_turn()
+        if page.locator(".tse .exchange-pick").count():
+            break
+        tab.click_board(random.Random(6), prefer=("end turn", "skip", "end attacks"))
+    picks = page.locator(".tse .exchange-pick")
+    assert picks.count() == 5 and page.text_content(".tse .exchange") == "Exchange nothing"
+    ids = [picks.nth(i).get_attribute("data-card") for i in (0, 1)]
+    picks.nth(0).check()
+    picks.nth(1).check()
+    assert page.text_content(".tse .exchange") == "Exchange 2 cards"
+    before = tab.state_line()
+    page.click(".tse .exchange")
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+    sentence = page.locator("#history li").filter(has_text="Ana exchanges").last.text_content()
+    assert all(card in sentence for card in ids)

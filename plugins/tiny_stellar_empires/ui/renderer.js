@@ -65,7 +65,7 @@ function empireCard(entry, set, buttons) {
     buttons.length ? h('div', { class: 'card-moves' }, buttons) : null);
 }
 
-function handCard(id, set, buttons) {
+function handCard(id, set, buttons, toggle) {
   const name = (set.names && set.names[id]) || id;
   let details = null;
   if (set.empire[id]) {
@@ -80,6 +80,7 @@ function handCard(id, set, buttons) {
     details = h('p', { class: 'half' }, 'Ambassador: ', set.ambassador[id].map(symbol));
   }
   return h('article', { class: `hand-card k-${id[0]}`, 'data-card': id }, h('strong', {}, name), ` ${id}`, details,
+    toggle ? h('label', { class: 'pick' }, toggle, ' exchange this card') : null,
     buttons.length ? h('div', { class: 'card-moves' }, buttons) : null);
 }
 
@@ -126,8 +127,28 @@ export function render(root, ctx) {
         on((m) => m.target === entry.id || m.source === entry.id))))
         : h('p', { class: 'quiet' }, 'No empire cards yet.'));
   });
+  // Exchange (T15): tick the cards to discard, then one button; it is enabled when the ticked set is a legal exchange.
+  const exchanges = legal.filter((m) => m.type === 'exchange' && Array.isArray(m.cards));
+  exchanges.forEach((m) => used.add(m));
+  const toggles = new Map();
+  const exchangeButton = h('button', { type: 'button', class: 'board-move exchange' }, 'Exchange nothing');
+  const ticked = () => [...toggles].filter(([, box]) => box.checked).map(([id]) => id).sort();
+  const exchangeMove = () => exchanges.find((m) => [...m.cards].sort().join() === ticked().join());
+  const update = () => {
+    const n = ticked().length;
+    exchangeButton.textContent = n ? `Exchange ${n} card${n > 1 ? 's' : ''}` : 'Exchange nothing';
+    exchangeButton.disabled = !exchangeMove();
+  };
+  exchangeButton.addEventListener('click', () => { const m = exchangeMove(); if (m) submit(m); });
+  if (exchanges.length) {
+    for (const id of new Set(exchanges.flatMap((m) => m.cards))) {
+      toggles.set(id, h('input', { type: 'checkbox', class: 'exchange-pick', 'data-card': id, onchange: update }));
+    }
+  }
   const hand = view.hand ? h('section', { class: 'hand' }, h('h3', {}, 'Your hand'),
-    h('div', { class: 'row' }, view.hand.map((id) => handCard(id, set, on((m) => m.card === id && m.type !== 'attack' && m.type !== 'ambassador'))))) : null;
+    h('div', { class: 'row' }, view.hand.map((id) => handCard(id, set,
+      on((m) => m.card === id && m.type !== 'attack' && m.type !== 'ambassador'), toggles.get(id))))) : null;
+  if (exchanges.length) update();
   const homeworld = view.homeworld ? (() => {
     const hw = set.homeworld[view.homeworld];
     return h('section', { class: 'homeworld' }, h('h3', {}, `Your homeworld: ${(set.names && set.names[view.homeworld]) || view.homeworld}`),
@@ -144,7 +165,7 @@ export function render(root, ctx) {
   root.append(h('div', { class: 'tse' },
     h('p', { class: 'phase' }, `Phase: ${words(view.phase)} · deck ${view.deck_size} · discard ${view.discard_size}`,
       view.discard_top ? ` (top: ${(set.names && set.names[view.discard_top]) || view.discard_top})` : ''),
-    rest.length ? h('div', { class: 'turn-bar' }, rest) : null,
+    rest.length || exchanges.length ? h('div', { class: 'turn-bar' }, exchanges.length ? exchangeButton : null, rest) : null,
     breakdown, seats, symbolTable(view, names), hand, homeworld,
     discard.length ? h('details', { class: 'discard' }, h('summary', {}, `Discard pile (${view.discard_size})`),
       h('p', {}, discard.map((id) => (set.names && set.names[id]) || id).join(', '))) : null));
