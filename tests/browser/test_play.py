@@ -337,3 +337,29 @@ def test_tiny_stellar_empires_exchange_by_ticking_cards_in_hand(open_tab):
     page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
     sentence = page.locator("#history li").filter(has_text="Ana exchanges").last.text_content()
     assert all(card in sentence for card in ids)
+
+
+def test_look_at_the_stars_places_a_shape_by_keyboard_where_its_preview_showed(open_tab):
+    """Pick a star with the keyboard, see the shape's preview, place it: the drawn lines are the preview's."""
+    tab = open_tab()
+    page = tab.page
+    tab.create("look-at-the-stars", [("Ana", "human"), ("Bot", "ai:random")], seed="keyboard")
+    page.click("text=Play as Ana")
+    tab.wait_turn()
+    target = page.locator(".lats .main-sheet .target").first
+    assert target.get_attribute("tabindex") == "0" and target.get_attribute("role") == "button", "in the tab order"
+    target.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".lats .main-sheet .preview", state="attached")
+    coords = "els => els.map(e => ['x1', 'y1', 'x2', 'y2'].map(a => e.getAttribute(a)).join(' '))"
+    preview = page.eval_on_selector_all(".lats .main-sheet .preview", coords)
+    assert preview, "the shape's preview is drawn"
+    before = tab.state_line()
+    page.focus(".lats .place")
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+    page.wait_for_function("() => !document.querySelector('.lats .main-sheet .preview')")
+    drawn = page.eval_on_selector_all(".lats .main-sheet .line, .lats .main-sheet .shooting", coords)
+    flipped = [" ".join(p.split()[2:] + p.split()[:2]) for p in preview]
+    assert all(p in drawn or f in drawn for p, f in zip(preview, flipped)), "the lines drawn are the preview's"
+    tab.shot("look-at-the-stars-placed")
