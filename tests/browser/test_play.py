@@ -363,3 +363,20 @@ def test_look_at_the_stars_places_a_shape_by_keyboard_where_its_preview_showed(o
     flipped = [" ".join(p.split()[2:] + p.split()[:2]) for p in preview]
     assert all(p in drawn or f in drawn for p, f in zip(preview, flipped)), "the lines drawn are the preview's"
     tab.shot("look-at-the-stars-placed")
+
+
+def test_an_undo_request_refused_from_the_other_tab_changes_nothing(open_tab):
+    match_id, links, ana, bo = _two_humans(open_tab)
+    rng = random.Random(7)
+    first, second = _mover(ana, bo)
+    first.wait_turn()
+    first.click_move(rng)
+    second.wait_turn()
+    second.click_move(rng)
+    first.wait_turn()
+    before = first.state_line()
+    first.page.click("#undo-button")
+    second.page.click("button.refuse", timeout=20_000)
+    second.page.wait_for_function("() => /refused/.test(document.querySelector('#message').textContent)")
+    assert second.page.locator("button.refuse, button.approve").count() == 0
+    assert first.state_line() == before and first.page.locator("#history li.undone").count() == 0
