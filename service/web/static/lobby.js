@@ -210,5 +210,9 @@ export async function showLobby(root) {
           h('thead', {}, h('tr', {}, ['Game', 'Status', 'Seats', 'Open seats', ''].map((c) => h('th', { scope: 'col' }, c)))),
           list)))));
   await reload();
-  return () => {};
+  // New matches appear by themselves, except while someone types a name into a claim form.
+  const timer = setInterval(() => {
+    if (!list.contains(document.activeElement)) reload().catch(() => {});
+  }, 10000);
+  return () => clearInterval(timer);
 }
