@@ -16,4 +16,6 @@ class GameSchema(Schema):
     version = fields.String(required=True)
     schemas = fields.Dict(keys=fields.String(), values=fields.String(),
                           metadata={"description": "names of this game's components in the OpenAPI document"})
+    renderer = fields.String(allow_none=True, metadata={
+        "description": "URL of the game's web renderer (an ES module); null: the generic renderer draws it"})
     options_schema = fields.Dict(metadata={"description": "JSON Schema of the match options"})

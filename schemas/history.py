@@ -20,6 +20,10 @@ class UndoRequestSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["pending", "approved", "refused", "withdrawn"]))
 
 
+class UndoRequestListSchema(Schema):
+    requests = fields.List(fields.Nested(UndoRequestSchema), required=True)
+
+
 class UndoResultSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["applied", "requested"]))
     entry = fields.Nested(EntrySchema, metadata={"description": "the undo entry, when applied"})

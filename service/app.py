@@ -14,7 +14,7 @@ from .api.docs import GameroomApi
 from .api.links import LinksPlugin
 
 from . import api as api_package
-from . import tagged
+from . import tagged, web
 from .api import apidocs, problems
 from .application import Matches
 from .config import Config
@@ -225,6 +225,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     }
     app.register_blueprint(apidocs.bp)
     problems.init_app(app)
+    web.init_app(app, registry)
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

@@ -70,6 +70,12 @@ class History:
             self._save(match_id, request)
         return request
 
+    def pending(self, match_id: str) -> list[dict]:
+        """The match's undo requests still waiting for votes, oldest first."""
+        ids = sorted(i.decode() if isinstance(i, bytes) else i for i in self.redis.hkeys(keys.undo_requests(match_id)))
+        requests = [self.request(match_id, request_id) for request_id in ids]
+        return [r for r in sorted(requests, key=lambda r: r["base_version"]) if r["status"] == "pending"]
+
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
         """Record ``seat``'s vote; when all approve, the undo is applied. Returns (request, entry)."""
         self.matches.record(match_id)

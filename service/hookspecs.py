@@ -27,6 +27,10 @@ def gameroom_games():
         must be unique over all installed plugins; the registry refuses to
         start on a duplicate.
 
+    A game's board in the web client is part of the game, not a hook: see
+    :meth:`service.plugin_api.Game.renderer` (without one, the generic
+    renderer draws the game from its view and legal moves).
+
     Implemented by every game package. Collecting hook: all results are used.
     """
 

@@ -322,6 +322,38 @@ class Game:
         """
         return event
 
+    def renderer(self) -> str | list | None:
+        """Optional. The static files that draw this game in the web client, or ``None``.
+
+        Either a folder (usually ``ui/`` next to the game's module, shipped as
+        package data) or a list of files (a renderer that also reads the
+        game's content file, say). Each file is served under its own name;
+        one must be ``renderer.js``, an ES module exporting::
+
+            export function render(root, ctx) { ... }
+
+        ``root`` is an empty element to draw into; ``ctx`` holds ``view`` (the
+        seat's view, exactly as ``GET .../state`` returns it), ``seat`` (``null``
+        for a spectator), ``legalMoves`` (``[]`` when it cannot act),
+        ``names`` (seat names), ``match`` (its id), ``history`` (the entries the
+        seat may see, as ``GET .../events`` returns them), ``outcome``,
+        ``version``, ``status``, ``activeSeats``, ``readOnly`` (spectators and
+        the replay viewer) and ``submit(move)``, which POSTs one of
+        ``legalMoves`` and returns a promise. A renderer never re-implements rules: what it offers comes
+        from ``legalMoves``. The web client always shows the generic list of
+        legal moves under the board as well, so a renderer may draw only
+        part of what can be done.
+
+        The server lists the files once at start-up and serves exactly those
+        under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``, ``.svg``,
+        ``.png`` and ``.json``; no subfolders), so the module reaches its
+        siblings with ``new URL("./x.json", import.meta.url)`` (a stylesheet
+        too: the module adds a ``<link>`` to it). Without a renderer
+        the game is drawn by the generic one: its view as a tree, its legal
+        moves as labelled buttons.
+        """
+        return None
+
     # -- AI hooks (optional) ----------------------------------------------
 
     def evaluate(self, state: State, seat: int) -> float:

@@ -8,6 +8,8 @@ the setup shuffle) -- or, after the 18th card, the game is scored.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
 
 from . import schemas, views
@@ -133,6 +135,11 @@ class LookAtTheStars(Game):
         return state["result"]
 
     # -- views ----------------------------------------------------------------
+
+    def renderer(self):
+        """The web board (``ui/``) and the sheets and cards it draws from the content file."""
+        here = Path(__file__).parent
+        return [here / "ui" / "renderer.js", here / "ui" / "renderer.css", here / "data" / "look-at-the-stars.json"]
 
     def schemas(self):
         return GameSchemas(options=schemas.Options, move=schemas.Move, view=schemas.View, event=schemas.Event,

@@ -1,12 +1,14 @@
 """The Stars Are Right as a gameroom game (spec: shared/rules/stars-are-right.md)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.plugin_api import Game, GameInfo, GameSchemas
 
 from . import ai, rules, schemas, views
 from . import describe as describing
 from . import state as st
-from .content import ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
+from .content import DATA_FILE, ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
 
 
 class StarsAreRight(Game):
@@ -29,6 +31,11 @@ class StarsAreRight(Game):
     #: fully (measured: at the default blend of 0.5 mcts lost to greedy here; at 1.0
     #: it won 76.8% of 200 matches, bench/README.md).
     mcts_minimax = 1.0
+
+    def renderer(self):
+        """The web board (``ui/``) and the card data it draws constellations from."""
+        ui = Path(__file__).with_name("ui")
+        return [ui / "renderer.js", ui / "renderer.css", DATA_FILE]
 
     def schemas(self):
         return GameSchemas(options=schemas.OptionsSchema, move=schemas.MoveSchema,

@@ -7,6 +7,8 @@ The rules live in small modules: :mod:`.content` (card data), :mod:`.rules`
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.plugin_api import Game, GameInfo, GameSchemas
 
 from . import decide as _decide
@@ -48,6 +50,10 @@ class TinyStellarEmpires(Game):
         "a secret homeworld mission. (Card list reconstructed.)",
         simultaneous=False,
     )
+
+    def renderer(self):
+        """The web board: empire rows, hand, homeworld, discard pile and scores (``ui/``)."""
+        return str(Path(__file__).with_name("ui"))
 
     def schemas(self):
         return GameSchemas(options=Options, move=Move, view=View, event=Event,

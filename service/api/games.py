@@ -7,6 +7,7 @@ from flask.views import MethodView
 from schemas import GameSchema
 
 from ..openapi import game_document
+from ..web import renderer_url
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -21,6 +22,7 @@ def game_resource(installed, matches, with_schemas: bool = False) -> dict:
         "distribution": installed.distribution,
         "version": installed.version,
         "schemas": current_app.extensions["gameroom_schema_names"][game.info.slug],
+        "renderer": renderer_url(game.info.slug),
     }
     if with_schemas:
         out["options_schema"] = current_app.extensions["gameroom_options_jsonschema"][game.info.slug]

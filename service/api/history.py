@@ -5,8 +5,8 @@ from flask import current_app, request, url_for
 from flask.views import MethodView
 
 from schemas.history import (
-    ExportSchema, ForkSchema, ImportResultSchema, ImportSchema, UndoRequestBodySchema, UndoRequestSchema,
-    UndoResultSchema, VoteResultSchema, VoteSchema,
+    ExportSchema, ForkSchema, ImportResultSchema, ImportSchema, UndoRequestBodySchema, UndoRequestListSchema,
+    UndoRequestSchema, UndoResultSchema, VoteResultSchema, VoteSchema,
 )
 from schemas.matches import MatchCreatedSchema
 
@@ -47,6 +47,17 @@ class Undo(MethodView):
             return out, 201
         out["request"] = result
         return out, 202
+
+
+@blp.route("/<match_id>/undo-requests")
+class UndoRequests(MethodView):
+    @blp.response(200, UndoRequestListSchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, match_id):
+        """The undo requests waiting for votes (how another seat learns that it is asked)."""
+        matches, history = _both()
+        matches.record(match_id)
+        return {"requests": history.pending(match_id)}
 
 
 @blp.route("/<match_id>/undo-requests/<request_id>")

@@ -227,3 +227,20 @@ def test_every_view_is_public_once_the_match_is_over(h):
     assert r.status_code == 403
     m, t = _finished(h)
     assert h.get(f"/api/matches/{m}/state?seat=1").get_json()["seat"] == 1
+
+
+def test_pending_undo_requests_are_listed_until_voted_on(h):
+    m, t = h.create()
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    assert h.get(f"/api/matches/{m}/undo-requests").get_json() == {"requests": []}
+    request = h.undo(m, t[0]).get_json()["request"]
+    listed = h.get(f"/api/matches/{m}/undo-requests").get_json()["requests"]
+    assert [r["id"] for r in listed] == [request["id"]] and listed[0]["votes"] == {"1": None}
+    h.vote(m, request["id"], t[1], True)
+    assert h.get(f"/api/matches/{m}/undo-requests").get_json() == {"requests": []}
+
+
+def test_undo_requests_of_an_unknown_match_are_404(h):
+    r = h.get("/api/matches/nope/undo-requests")
+    assert r.status_code == 404

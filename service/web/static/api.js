@@ -1,0 +1,59 @@
+// The one module that talks to the API: the browser is one more client of /api.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+    this.code = problem.code || 'http-error';
+  }
+
+  /** One sentence for the user: the rule's message, with its code. */
+  get text() {
+    const p = this.problem;
+    const rule = p.rule ? ` (rule: ${p.rule})` : '';
+    return `${p.detail || p.title || 'The server refused.'}${rule} [${this.code}]`;
+  }
+}
+
+export async function api(method, path, { token, body, headers } = {}) {
+  const sent = { Accept: 'application/json', ...(headers || {}) };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined) sent['Content-Type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(`/api${path}`, {
+      method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store',
+    });
+  } catch (err) {
+    throw new ApiError(0, { title: 'The server cannot be reached.', code: 'network-error' });
+  }
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!response.ok) throw new ApiError(response.status, data || { title: response.statusText });
+  return data;
+}
+
+const gameCache = new Map();
+
+/** GET /api/games/{slug}, once per page. */
+export function game(slug) {
+  if (!gameCache.has(slug)) gameCache.set(slug, api('GET', `/games/${encodeURIComponent(slug)}`));
+  return gameCache.get(slug);
+}
+
+export function path(...parts) {
+  return parts.map((p) => encodeURIComponent(String(p))).join('/');
+}
+
+/** Every history entry the caller may see, page by page. */
+export async function allEntries(matchId, token, after = 0) {
+  const entries = [];
+  for (;;) {
+    const page = await api('GET', `/matches/${path(matchId)}/events?after=${after}&limit=500`, { token });
+    entries.push(...page.entries);
+    if (!page.entries.length || page.entries.at(-1).version >= page.version) return entries;
+    after = page.entries.at(-1).version;
+  }
+}

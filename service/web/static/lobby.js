@@ -1,0 +1,218 @@
+// The lobby: the list of matches (watch, replay, claim an open seat) and the form
+// that creates one, with the options form generated from the game's option schema.
+
+import { api, ApiError, game as gameInfo, path } from './api.js';
+import { h, words } from './dom.js';
+import * as tokens from './tokens.js';
+
+/** One form field per option, from its JSON Schema; ``read()`` returns only the changed options. */
+export function optionsForm(schema) {
+  const fields = [];
+  const rows = Object.entries(schema?.properties || {}).map(([name, prop]) => {
+    const id = `opt-${name}`;
+    const label = h('label', { for: id }, words(name));
+    const hint = prop.description ? h('small', { class: 'hint' }, prop.description) : null;
+    let input;
+    let read;
+    const fallback = prop.default === undefined || prop.default === null ? '' : prop.default;
+    if (prop.type === 'boolean') {
+      input = h('input', { id, type: 'checkbox', checked: Boolean(prop.default) });
+      read = () => (input.checked === Boolean(prop.default) ? undefined : input.checked);
+      fields.push(read);
+      return h('div', { class: 'field check' }, input, label, hint);
+    }
+    if (Array.isArray(prop.enum)) {
+      input = h('select', { id }, prop.enum.map((v) => h('option', { value: String(v), selected: v === prop.default }, String(v))));
+      read = () => (input.value === String(fallback) ? undefined : prop.enum.find((v) => String(v) === input.value));
+    } else if (prop.type === 'integer' || prop.type === 'number') {
+      input = h('input', { id, type: 'number', min: prop.minimum, max: prop.maximum, step: prop.type === 'integer' ? 1 : 'any', value: String(fallback), placeholder: prop.nullable ? 'none' : '' });
+      read = () => (input.value === String(fallback) ? undefined : (input.value === '' ? null : Number(input.value)));
+    } else if (prop.type === 'array' && ['integer', 'number'].includes(prop.items?.type)) {
+      input = h('input', { id, type: 'text', inputmode: 'numeric', value: Array.isArray(prop.default) ? prop.default.join(', ') : '', placeholder: 'e.g. 3, 4, 5' });
+      read = () => (input.value.trim() === '' ? undefined : input.value.split(/[\s,]+/).filter(Boolean).map(Number));
+    } else {
+      input = h('input', { id, type: 'text', value: typeof fallback === 'object' ? JSON.stringify(fallback) : String(fallback) });
+      read = () => {
+        const text = input.value.trim();
+        if (text === String(fallback)) return undefined;
+        return /^-?\d+$/.test(text) ? Number(text) : text;
+      };
+    }
+    fields.push(read);
+    return h('div', { class: 'field' }, label, input, hint);
+  });
+  const names = Object.keys(schema?.properties || {});
+  return {
+    node: rows.length ? h('fieldset', { class: 'options' }, h('legend', {}, 'Options'), rows) : null,
+    read() {
+      const out = {};
+      names.forEach((name, i) => { const v = fields[i](); if (v !== undefined) out[name] = v; });
+      return out;
+    },
+  };
+}
+
+function seatRows(game, count) {
+  const levels = game.ai_levels;
+  return Array.from({ length: count }, (_, i) => {
+    const kind = h('select', { id: `seat-${i}-kind`, 'aria-label': `Seat ${i} player` },
+      h('option', { value: 'human', selected: i === 0 }, 'Human'),
+      h('option', { value: 'open' }, 'Open (someone claims it)'),
+      levels.map((level) => h('option', { value: `ai:${level}`, selected: i > 0 && level === levels[0] }, `AI: ${level}`)));
+    const name = h('input', { id: `seat-${i}-name`, type: 'text', maxlength: 64, value: `Player ${i + 1}`, 'aria-label': `Seat ${i} name` });
+    return { row: h('div', { class: 'seat-row' }, h('span', {}, `Seat ${i}`), name, kind), name, kind };
+  });
+}
+
+function createForm(games, onCreated, say) {
+  const gameSelect = h('select', { id: 'new-game' }, games.map((g) => h('option', { value: g.slug }, g.title)));
+  const countSelect = h('select', { id: 'new-count' });
+  const seatsBox = h('fieldset', { class: 'seats-form' }, h('legend', {}, 'Seats'));
+  const optionsBox = h('div');
+  const seed = h('input', { id: 'new-seed', type: 'text', maxlength: 128, placeholder: 'random' });
+  let rows = [];
+  let options = { read: () => ({}) };
+  let current = null;
+
+  async function pickGame() {
+    current = await gameInfo(gameSelect.value);
+    countSelect.replaceChildren(...Array.from({ length: current.max_players - current.min_players + 1 },
+      (_, i) => h('option', { value: String(current.min_players + i) }, String(current.min_players + i))));
+    countSelect.value = String(Math.max(current.min_players, Math.min(2, current.max_players))); // two, where allowed
+    pickCount();
+    options = optionsForm(current.options_schema);
+    optionsBox.replaceChildren(...[options.node].filter(Boolean));
+    form.dataset.game = current.slug; // the form is ready for this game
+  }
+  function pickCount() {
+    rows = seatRows(current, Number(countSelect.value));
+    seatsBox.replaceChildren(h('legend', {}, 'Seats'), ...rows.map((r) => r.row));
+  }
+  gameSelect.addEventListener('change', () => { delete form.dataset.game; pickGame(); });
+  countSelect.addEventListener('change', pickCount);
+
+  const form = h('form', {
+    id: 'create-form',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      const seats = rows.map((r) => (r.kind.value === 'open' ? null
+        : { name: r.name.value.trim() || 'Player', ai: r.kind.value.startsWith('ai:') ? r.kind.value.slice(3) : null }));
+      const body = { game: current.slug, seats, options: options.read() };
+      if (seed.value.trim()) body.seed = seed.value.trim();
+      try {
+        onCreated(await api('POST', '/matches', { body }));
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        say(err.text, 'error');
+      }
+    },
+  },
+  h('div', { class: 'field' }, h('label', { for: 'new-game' }, 'Game'), gameSelect),
+  h('div', { class: 'field' }, h('label', { for: 'new-count' }, 'Players'), countSelect),
+  seatsBox, optionsBox,
+  h('div', { class: 'field' }, h('label', { for: 'new-seed' }, 'Seed (optional)'), seed),
+  h('button', { type: 'submit', id: 'create' }, 'Create match'));
+  pickGame();
+  return form;
+}
+
+function invitations(created) {
+  const id = created.match.id;
+  const items = Object.entries(created.tokens).map(([seat, token]) => {
+    tokens.put(id, Number(seat), token);
+    const link = tokens.invitation(id, seat, token);
+    const name = created.match.seats[seat].name;
+    const field = h('input', { type: 'text', readonly: true, value: link, 'aria-label': `Invitation link for ${name}` });
+    return h('li', {},
+      h('a', { href: `#/match/${encodeURIComponent(id)}/seat/${seat}`, class: 'play-link' }, `Play as ${name} (seat ${seat})`), ' ',
+      h('button', {
+        type: 'button',
+        onclick: async (event) => {
+          try { await navigator.clipboard.writeText(link); event.target.textContent = 'Copied'; } catch {
+            field.select(); event.target.textContent = 'Select and copy the link';
+          }
+        },
+      }, 'Copy invitation link'), field);
+  });
+  return h('section', { id: 'created', 'aria-label': 'Match created' }, h('h2', {}, 'Match created'),
+    h('p', {}, 'Each link holds a seat\'s secret token (after the #, so it never reaches a server log). Send it to that player.'),
+    h('ul', { class: 'invites' }, items),
+    h('p', {}, h('a', { href: `#/match/${encodeURIComponent(id)}` }, 'Watch this match')));
+}
+
+function matchRow(match, titles, onClaim) {
+  const mine = tokens.seats(match.id);
+  const seats = match.seats.map((s, i) => (s && !s.open ? `${s.name}${s.ai ? ` (AI ${s.ai})` : ''}` : `seat ${i} open`)).join(', ');
+  const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
+  const claim = open.map((i) => {
+    const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });
+    return h('form', { class: 'claim', onsubmit: (e) => { e.preventDefault(); onClaim(match, i, name.value.trim()); } },
+      name, h('button', { type: 'submit' }, `Claim seat ${i}`));
+  });
+  const id = encodeURIComponent(match.id);
+  return h('tr', { dataset: { match: match.id } },
+    h('td', {}, titles[match.game] || match.game),
+    h('td', {}, match.status),
+    h('td', {}, seats),
+    h('td', {}, claim.length ? claim : '—'),
+    h('td', { class: 'actions' },
+      mine.map((s) => h('a', { href: `#/match/${id}/seat/${s}` }, `Play seat ${s}`)),
+      h('a', { href: `#/match/${id}` }, 'Watch'), h('a', { href: `#/replay/${id}` }, 'Replay')));
+}
+
+export async function showLobby(root) {
+  const games = await api('GET', '/games');
+  const titles = Object.fromEntries(games.map((g) => [g.slug, g.title]));
+  const message = h('p', { id: 'message', class: 'message', role: 'alert' });
+  const say = (text, kind) => { message.textContent = text; message.className = `message ${kind}`; };
+  const list = h('tbody');
+  const createdBox = h('div');
+  const filterGame = h('select', { id: 'filter-game' }, h('option', { value: '' }, 'all games'), games.map((g) => h('option', { value: g.slug }, g.title)));
+  const filterStatus = h('select', { id: 'filter-status' }, ['', 'waiting', 'active', 'finished'].map((s) => h('option', { value: s }, s || 'any status')));
+
+  async function claim(match, seat, name) {
+    try {
+      const got = await api('POST', `/matches/${path(match.id)}/seats/${seat}`, { body: { name } });
+      tokens.put(match.id, got.seat, got.token);
+      location.hash = `#/match/${encodeURIComponent(match.id)}/seat/${got.seat}`;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      say(err.text, 'error');
+    }
+  }
+
+  async function reload() {
+    const query = new URLSearchParams({ limit: '50' });
+    if (filterGame.value) query.set('game', filterGame.value);
+    if (filterStatus.value) query.set('status', filterStatus.value);
+    const { matches } = await api('GET', `/matches?${query}`);
+    list.replaceChildren(...matches.map((m) => matchRow(m, titles, claim)));
+    if (!matches.length) list.append(h('tr', {}, h('td', { colspan: 5 }, 'No matches yet: create one.')));
+  }
+  filterGame.addEventListener('change', reload);
+  filterStatus.addEventListener('change', reload);
+
+  root.replaceChildren(
+    h('h1', {}, 'Lobby'), message,
+    h('div', { class: 'lobby' },
+      h('section', { 'aria-labelledby': 'new-title' }, h('h2', { id: 'new-title' }, 'New match'),
+        createForm(games, (created) => {
+          createdBox.replaceChildren(invitations(created));
+          say('Match created.', 'ok');
+          reload();
+          createdBox.querySelector('a')?.focus();
+        }, say), createdBox),
+      h('section', { 'aria-labelledby': 'list-title' }, h('h2', { id: 'list-title' }, 'Matches'),
+        h('div', { class: 'filters' }, h('label', { for: 'filter-game' }, 'Game '), filterGame, ' ',
+          h('label', { for: 'filter-status' }, 'Status '), filterStatus, ' ',
+          h('button', { type: 'button', onclick: reload }, 'Refresh')),
+        h('div', { class: 'scroll' }, h('table', { class: 'matches' },
+          h('thead', {}, h('tr', {}, ['Game', 'Status', 'Seats', 'Open seats', ''].map((c) => h('th', { scope: 'col' }, c)))),
+          list)))));
+  await reload();
+  // New matches appear by themselves, except while someone types a name into a claim form.
+  const timer = setInterval(() => {
+    if (!list.contains(document.activeElement)) reload().catch(() => {});
+  }, 10000);
+  return () => clearInterval(timer);
+}
