@@ -17,6 +17,7 @@ from .application import Matches
 from .config import Config
 from .history import History
 from .eventstore import EventStore
+from .eventstore.hub import StreamHub
 from .eventstore.records import MatchRecords
 from .registry import Registry, build_registry
 
@@ -65,14 +66,15 @@ def register_game_schemas(spec, registry: Registry) -> dict:
     return names
 
 
-def _connect(config: Config) -> redis.Redis:
+def _connect(config: Config) -> tuple[redis.Redis, str]:
+    """A client of the configured Redis (an embedded one when none is), and its URL."""
     if config.redis_url:
-        return redis.Redis.from_url(config.redis_url)
+        return redis.Redis.from_url(config.redis_url), config.redis_url
     from .eventstore.embedded import EmbeddedRedis
 
     server = EmbeddedRedis(config.data_dir).start()
     atexit.register(server.stop)
-    return server.client()
+    return server.client(), server.url
 
 
 class GameroomFlask(Flask):
@@ -123,11 +125,13 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     registry = registry or build_registry()
-    client = _connect(config)
+    client, url = _connect(config)
     matches = Matches(EventStore(client), MatchRecords(client), registry,
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries)
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
+    app.extensions["gameroom_hub"] = StreamHub(client, url, max_streams=config.sse_max_streams,
+                                               max_per_client=config.sse_max_streams_per_client)
 
     api = GameroomApi(app, spec_kwargs={
         "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry))})

@@ -64,15 +64,15 @@ def main(ctx, log_level):
 @click.option("--host", default=None, help="Interface to listen on  [default: 127.0.0.1]")
 @click.option("--port", type=int, default=None, help="Port to listen on  [default: 8000]")
 @click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes.")
-@click.option("--threads", type=int, default=8, show_default=True,
-              help="Threads per worker (each open live stream holds one).")
 @click.option("--ai-workers", type=int, default=1, show_default=True, help="RQ worker processes for AI seats.")
 @click.pass_obj
-def serve(config: Config, host, port, workers, threads, ai_workers):
+def serve(config: Config, host, port, workers, ai_workers):
     """Serve the API, with an embedded Redis (unless GAMEROOM_REDIS_URL is set) and an AI worker.
 
-    Stops cleanly on Ctrl-C: the HTTP workers, the AI worker and the embedded
-    Redis all exit; match data stays in the data folder for the next start.
+    Each HTTP worker is a gevent process: an open live stream holds no thread
+    (GAMEROOM_SSE_MAX_STREAMS caps them per worker). Stops cleanly on Ctrl-C:
+    the HTTP workers, the AI worker and the embedded Redis all exit; match
+    data stays in the data folder for the next start.
     """
     host = host or config.host
     port = port or config.port
@@ -82,15 +82,13 @@ def serve(config: Config, host, port, workers, threads, ai_workers):
         ai = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
               for _ in range(ai_workers)]
         try:
+            from .serving import gunicorn_settings, raise_open_files_limit
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
             click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
-            GunicornApp({"bind": f"{host}:{port}", "workers": workers, "threads": threads,
-                         "worker_class": "gthread", "timeout": 60, "graceful_timeout": 5,
-                         "accesslog": "-", "loglevel": config.log_level.lower(),
-                         # the path without its query string: ?token= must never reach a log
-                         "access_log_format": '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'}).run()
+            raise_open_files_limit()
+            GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
         except SystemExit:
             if os.getpid() != parent:
                 raise  # a gunicorn worker exiting: the arbiter cleans up, not us

@@ -1,9 +1,17 @@
 """GET /api/matches/{id}/stream: Server-Sent Events, one per appended entry.
 
 Each event's ``id`` is the entry's version, so a client that reconnects with
-``Last-Event-ID`` (EventSource does this by itself) misses nothing. Entries
-are redacted for the caller exactly as in ``/events``. Browsers' EventSource
-cannot set headers, so the token may also come as ``?token=``.
+``Last-Event-ID`` (EventSource does this by itself) misses nothing, across
+server restarts too: versions are positions in the match's Redis stream.
+Entries are redacted for the caller exactly as in ``/events``. Browsers'
+EventSource cannot set headers, so the token may also come as ``?token=``.
+
+Live entries come from the process's :class:`~service.eventstore.hub.StreamHub`
+(one Redis reader for all open streams). With nothing to send for
+``sse_keepalive`` seconds, a ``: keep-alive`` comment goes out. When the match
+is over and the caller has every entry, an ``end`` event closes the response;
+a reconnect to a finished match that has nothing newer gets ``204 No
+Content``, which tells EventSource to stop reconnecting.
 """
 from __future__ import annotations
 
@@ -14,8 +22,11 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from .. import jsoncodec
+from ..core.matches import FINISHED, status_of
 from ..errors import BadRequest
-from .auth import caller_seat
+from ..eventstore.hub import StreamLimit
+from . import problems
+from .auth import caller
 from .blueprint import Blueprint
 from .docs import PROBLEM
 
@@ -38,36 +49,75 @@ def _start_version() -> int:
     return value
 
 
-def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_age: float):
-    """Yield SSE frames until ``max_age`` passes or the match is over and drained."""
-    deadline = time.monotonic() + max_age
-    yield "retry: 2000\n\n"
-    while time.monotonic() < deadline:
-        entries = matches.store.subscribe(match_id, after, block_ms=int(keepalive * 1000))
-        if not entries:
-            yield ": keep-alive\n\n"
-            loaded = matches.load(match_id)
-            if loaded.version <= after and matches.game(loaded.record).outcome(loaded.folded.state) is not None:
+def _finished(matches, loaded) -> bool:
+    return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state) == FINISHED
+
+
+def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float):
+    """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all."""
+    match_id = sub.match_id
+    with sub:
+        deadline = time.monotonic() + max_age
+        yield "retry: 2000\n\n"
+        entries = matches.store.read(match_id, after, sub.backlog_upto) if sub.backlog_upto > after else []
+        last_sent = time.monotonic()
+        while True:
+            entries = [e for e in entries if e["version"] > after]
+            if entries:
+                loaded = matches.load(match_id)
+                frames = []
+                for entry in matches.redact(loaded, entries, seat):
+                    after = entry["version"]
+                    frames.append(f"id: {after}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n")
+                yield "".join(frames)
+                last_sent = time.monotonic()
+                if after >= loaded.version and _finished(matches, loaded):
+                    yield f"event: end\ndata: {jsoncodec.dumps_text({'version': after})}\n\n"
+                    return
+            now = time.monotonic()
+            if now >= deadline:
                 return
-            continue
-        loaded = matches.load(match_id)
-        for entry in matches.redact(loaded, entries, seat):
-            after = entry["version"]
-            yield f"id: {after}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n"
+            if now - last_sent >= keepalive:
+                yield ": keep-alive\n\n"
+                last_sent = now
+            entries = sub.get(max(0.0, min(keepalive - (now - last_sent), deadline - now)))
 
 
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
     @blp.arguments(StreamArgsSchema(), location="query")
-    @blp.response(200, description="text/event-stream of entries (`id` = version, `data` = entry JSON)")
+    @blp.response(200, description="text/event-stream of entries (`id` = version, `data` = entry JSON); "
+                                   "an `end` event once the match is over and every entry was sent")
+    @blp.alt_response(204, description="The match is over and the caller has every entry: stop reconnecting")
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(429, **PROBLEM, headers={"Retry-After": {"schema": {"type": "integer"}}})
+    @blp.alt_response(503, **PROBLEM, headers={"Retry-After": {"schema": {"type": "integer"}}})
     def get(self, args, match_id):
         """Live entries as Server-Sent Events, resumable with ``Last-Event-ID``."""
         matches = current_app.extensions["gameroom"]
-        seat = caller_seat(matches, match_id, allow_query=True)
+        loaded, seat = caller(matches, match_id, allow_query=True)
         after = _start_version()
+        if after >= loaded.version and _finished(matches, loaded):
+            return Response(status=204)
         config = current_app.config["GAMEROOM"]
-        frames = sse_frames(matches, match_id, seat, after, config.sse_keepalive, config.sse_max_age)
-        return Response(stream_with_context(frames), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            sub = current_app.extensions["gameroom_hub"].subscribe(match_id, request.remote_addr or "")
+        except StreamLimit as limit:
+            return _refused(limit, config.sse_retry_after)
+        frames = sse_frames(matches, sub, seat, after, config.sse_keepalive, config.sse_max_age)
+        response = Response(stream_with_context(frames), mimetype="text/event-stream",
+                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response.call_on_close(sub.close)  # also when the client leaves before the first frame
+        return response
+
+
+def _refused(limit: StreamLimit, retry_after: int):
+    if limit.per_client:
+        response = problems.problem(429, "too-many-streams", "Too many streams",
+                                    f"This client address has {limit.limit} live streams open, the most allowed.")
+    else:
+        response = problems.problem(503, "stream-capacity", "Stream capacity reached",
+                                    f"This server process holds {limit.limit} live streams, the most it allows.")
+    response.headers["Retry-After"] = str(retry_after)
+    return response
