@@ -12,7 +12,7 @@ from flask import Flask
 from .api.docs import GameroomApi
 
 from . import api as api_package
-from .api import problems
+from .api import cors, problems
 from .application import Matches
 from .config import Config
 from .history import History
@@ -67,14 +67,22 @@ def register_game_schemas(spec, registry: Registry) -> dict:
 
 
 def _connect(config: Config) -> tuple[redis.Redis, str]:
-    """A client of the configured Redis (an embedded one when none is), and its URL."""
-    if config.redis_url:
-        return redis.Redis.from_url(config.redis_url), config.redis_url
-    from .eventstore.embedded import EmbeddedRedis
+    """A client of the configured Redis (an embedded one when none is), and its URL.
 
-    server = EmbeddedRedis(config.data_dir).start()
-    atexit.register(server.stop)
-    return server.client(), server.url
+    Its pool blocks (up to ``redis_pool_timeout`` seconds) when all of its
+    ``redis_max_connections`` are busy, rather than failing: under gevent a
+    burst of requests is a burst of concurrent Redis users.
+    """
+    url = config.redis_url
+    if not url:
+        from .eventstore.embedded import EmbeddedRedis
+
+        server = EmbeddedRedis(config.data_dir).start()
+        atexit.register(server.stop)
+        url = server.url
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=config.redis_max_connections,
+                                                 timeout=config.redis_pool_timeout)
+    return redis.Redis(connection_pool=pool), url
 
 
 class GameroomFlask(Flask):
@@ -143,6 +151,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
     }
     problems.init_app(app)
+    cors.init_app(app, config.cors_origins)
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

@@ -13,6 +13,10 @@ from dataclasses import dataclass, fields, replace
 class Config:
     #: Redis URL. Empty: start an embedded redis-server in ``data_dir``.
     redis_url: str = ""
+    #: Redis connections one API process opens at most (requests beyond wait for one).
+    redis_max_connections: int = 64
+    #: Seconds a request waits for a free Redis connection before failing.
+    redis_pool_timeout: float = 20.0
     #: Folder of the embedded Redis (AOF, socket, log).
     data_dir: str = "./var"
     host: str = "127.0.0.1"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
@@ -106,7 +106,7 @@ class Stream(MethodView):
         except StreamLimit as limit:
             return _refused(limit, config.sse_retry_after)
         frames = sse_frames(matches, sub, seat, after, config.sse_keepalive, config.sse_max_age)
-        response = Response(stream_with_context(frames), mimetype="text/event-stream",
+        response = Response(frames, mimetype="text/event-stream",
                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response.call_on_close(sub.close)  # also when the client leaves before the first frame
         return response
