@@ -15,6 +15,7 @@ Content``, which tells EventSource to stop reconnecting.
 """
 from __future__ import annotations
 
+import collections
 import time
 
 from flask import Response, current_app, request
@@ -53,6 +54,48 @@ def _finished(matches, loaded) -> bool:
     return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state) == FINISHED
 
 
+class _FrameCache:
+    """The SSE text of recently delivered entries, per match, versions and seat.
+
+    Every stream of a match receives the same new entries from the hub: the
+    first stream of each seat (spectators are one "seat") redacts and encodes
+    them, the others reuse the text.
+    """
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._items: collections.OrderedDict = collections.OrderedDict()
+
+    def get(self, key):
+        return self._items.get(key)
+
+    def put(self, key, value) -> None:
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+_FRAMES = _FrameCache()
+
+
+def _frames(matches, match_id: str, entries: list[dict], seat) -> tuple[str, int, bool]:
+    """``(SSE text of entries for seat, last version, whether the match is over and this was its last entry)``."""
+    key = (match_id, entries[0]["version"], entries[-1]["version"], seat)
+    cached = _FRAMES.get(key)
+    if cached is not None:
+        return cached
+    loaded = matches.open(match_id, fresh=False)[0]  # this process's fold, when it is recent enough
+    if loaded.version < entries[-1]["version"]:
+        loaded = matches.load(match_id)
+    parts = []
+    for entry in matches.redact(loaded, entries, seat):
+        parts.append(f"id: {entry['version']}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n")
+    last = entries[-1]["version"]
+    result = ("".join(parts), last, last >= loaded.version and _finished(matches, loaded))
+    _FRAMES.put(key, result)
+    return result
+
+
 def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float):
     """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all."""
     match_id = sub.match_id
@@ -64,14 +107,10 @@ def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float)
         while True:
             entries = [e for e in entries if e["version"] > after]
             if entries:
-                loaded = matches.load(match_id)
-                frames = []
-                for entry in matches.redact(loaded, entries, seat):
-                    after = entry["version"]
-                    frames.append(f"id: {after}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n")
-                yield "".join(frames)
+                frames, after, finished = _frames(matches, match_id, entries, seat)
+                yield frames
                 last_sent = time.monotonic()
-                if after >= loaded.version and _finished(matches, loaded):
+                if finished:
                     yield f"event: end\ndata: {jsoncodec.dumps_text({'version': after})}\n\n"
                     return
             now = time.monotonic()
