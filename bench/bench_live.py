@@ -32,6 +32,7 @@ import http.client
 import json
 import multiprocessing as mp
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -106,6 +107,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=None, help="write the figures to this file")
     args = p.parse_args(argv)
     counts = [int(n) for n in args.streams.split(",")]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwind: the server and Redis stop
     raise_open_files_limit()
     ctx = mp.get_context("fork")
     rows = []
@@ -132,7 +134,7 @@ def main(argv=None) -> int:
                 if paths:
                     q = ctx.Queue()
                     parent, child = ctx.Pipe()
-                    proc = ctx.Process(target=_reader_loop, args=(server.port, paths, child, q))
+                    proc = ctx.Process(target=_reader_loop, args=(server.port, paths, child, q), daemon=True)
                     proc.start()
                     readers.append({"proc": proc, "conn": parent, "q": q, "n": new})
                     parent.send(("phase",))
@@ -147,7 +149,8 @@ def main(argv=None) -> int:
                 mq = ctx.Queue()
                 for r in readers:
                     r["conn"].send(("go",))
-                mover = ctx.Process(target=move_client, args=(server.port, games, play, args.duration, mq))
+                mover = ctx.Process(target=move_client, args=(server.port, games, play, args.duration, mq),
+                                    daemon=True)
                 checker.start()
                 mover.start()
                 moved = mq.get(timeout=args.duration + 120)
