@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 # Reinstall when any packaging file changes.
 STAMP  := $(VENV)/.installed
-DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg
+DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg examples/tic_tac_toe/setup.cfg
 
 .PHONY: run test install openapi bench fuzz clean help
 
@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python $(DEPS)
-	$(BIN)/pip install --quiet -e '.[test]' -e ./examples/nim
+	$(BIN)/pip install --quiet -e '.[test]' -e ./examples/nim -e ./examples/tic_tac_toe
 	@touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install gameroom with its test extras

@@ -1,19 +1,32 @@
 """gunicorn settings for the gameroom API: ``gunicorn -c deploy/gunicorn.conf.py service.wsgi:app``.
 
 The API keeps no state of its own, so run as many processes and hosts as you
-like behind any HTTP balancer. Threads (gthread) because live streams (SSE)
-hold a connection open: each open stream occupies one thread.
+like behind any HTTP balancer. The settings are those of ``gameroom serve``
+(``service/serving.py``): gevent workers, so that an open live stream (SSE)
+holds no thread; ``GAMEROOM_SSE_MAX_STREAMS`` caps streams per process.
 """
 import multiprocessing
 import os
 
-bind = os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("GAMEROOM_WEB_WORKERS", multiprocessing.cpu_count()))
-worker_class = "gthread"
-threads = int(os.environ.get("GAMEROOM_WEB_THREADS", 16))
-timeout = 60
-graceful_timeout = 10
-keepalive = 5
-accesslog = "-"
+from service.config import Config
+from service.serving import gunicorn_settings, raise_open_files_limit
+
+_settings = gunicorn_settings(Config.from_env(), bind=os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000"),
+                              workers=int(os.environ.get("GAMEROOM_WEB_WORKERS", multiprocessing.cpu_count())))
+bind = _settings["bind"]
+workers = _settings["workers"]
+worker_class = _settings["worker_class"]
+worker_connections = _settings["worker_connections"]
+threads = 1  # gevent: one greenlet per connection instead
+keepalive = _settings["keepalive"]
+timeout = _settings["timeout"]
+graceful_timeout = _settings["graceful_timeout"]
+accesslog = _settings["accesslog"]
 # Never log Authorization headers or ?token= query strings: tokens are secrets.
-access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'
+access_log_format = _settings["access_log_format"]
+loglevel = _settings["loglevel"]
+
+
+def on_starting(server):
+    """Every open stream is a socket: allow as many open files as the system lets us."""
+    raise_open_files_limit()

@@ -15,12 +15,13 @@ from .api.links import LinksPlugin
 
 from . import api as api_package
 from . import tagged, web
-from .api import apidocs, problems
+from .api import apidocs, cors, problems
 from .application import Matches
 from .config import Config
 from .history import History
 from .lifecycle import Lifecycle
 from .eventstore import EventStore
+from .eventstore.hub import StreamHub
 from .eventstore.records import MatchRecords
 from .eventstore.seed_secret import seeding_for
 from .registry import Registry, build_registry
@@ -127,15 +128,18 @@ class _MarshmallowPlugin(MarshmallowPlugin):
     Converter = _Converter
 
 
-def _connect(config: Config) -> tuple[redis.Redis, redis.Redis]:
-    """The request path's client and the client for blocking reads (live streams).
+def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
+    """The request path's client, the client for blocking reads, and the Redis URL.
 
-    The request path's has socket and connect timeouts of ``redis_timeout``
-    and retries only a broken connection, once and at once (redis-py's
-    default retries ten times with backoff, also on timeouts): a frozen or
-    dead Redis costs a request at most about ``redis_timeout`` and then a 503
-    (service.api.problems). A blocking read (XREAD BLOCK) waits longer than
-    that by design, so it has a client with the connect timeout only.
+    The request path's client has socket and connect timeouts of
+    ``redis_timeout`` and retries only a broken connection, once and at once
+    (redis-py's default retries ten times with backoff, also on timeouts): a
+    frozen or dead Redis costs a request at most about ``redis_timeout`` and
+    then a 503 (service.api.problems). Its pool blocks (up to
+    ``redis_pool_timeout`` seconds) when all of its ``redis_max_connections``
+    are busy, rather than failing: under gevent a burst of requests is a burst
+    of concurrent Redis users. A blocking read (XREAD BLOCK) waits longer than
+    ``redis_timeout`` by design, so it has a client with the connect timeout only.
     """
     from .eventstore import connection_options
 
@@ -147,7 +151,9 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis]:
         atexit.register(server.stop)
         url = server.url
     request, blocking = connection_options(config.redis_timeout)
-    return redis.Redis.from_url(url, **request), redis.Redis.from_url(url, **blocking)
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=config.redis_max_connections,
+                                                 timeout=config.redis_pool_timeout, **request)
+    return redis.Redis(connection_pool=pool), redis.Redis.from_url(url, **blocking), url
 
 
 class GameroomFlask(Flask):
@@ -203,13 +209,15 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     registry = registry or build_registry()
-    client, blocking = _connect(config)
+    client, blocking, url = _connect(config)
     matches = Matches(EventStore(client, blocking=blocking), MatchRecords(client), registry,
                       snapshot_every=config.snapshot_every, append_retries=config.append_retries,
                       seeding=seeding_for(config, client))
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
     app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
+    app.extensions["gameroom_hub"] = StreamHub(client, url, max_streams=config.sse_max_streams,
+                                               max_per_client=config.sse_max_streams_per_client)
 
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
     api = GameroomApi(app, spec_kwargs={
@@ -226,6 +234,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.register_blueprint(apidocs.bp)
     problems.init_app(app)
     web.init_app(app, registry)
+    cors.init_app(app, config.cors_origins)
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

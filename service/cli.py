@@ -139,19 +139,18 @@ def main(ctx, log_level):
 @click.option("--host", default=None, help="Interface to listen on  [default: 127.0.0.1]")
 @click.option("--port", type=int, default=None, help="Port to listen on  [default: 8000]")
 @click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes.")
-@click.option("--threads", type=int, default=8, show_default=True,
-              help="Threads per worker (each open live stream holds one).")
 @click.option("--ai-workers", type=click.IntRange(0), default=1, show_default=True,
               help="RQ worker processes for AI seats (0: none; run `gameroom worker` elsewhere).")
 @click.pass_obj
-def serve(config: Config, host, port, workers, threads, ai_workers):
+def serve(config: Config, host, port, workers, ai_workers):
     """Serve the API, with an embedded Redis (unless GAMEROOM_REDIS_URL is set) and AI workers.
 
-    The AI workers are supervised: one that dies is started again (with a
-    growing wait while it keeps dying), and they die with the server, even if
-    it is killed. Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and
-    the embedded Redis all exit; match data stays in the data folder for the
-    next start.
+    Each HTTP worker is a gevent process: an open live stream holds no thread
+    (GAMEROOM_SSE_MAX_STREAMS caps them per worker). The AI workers are
+    supervised: one that dies is started again (with a growing wait while it
+    keeps dying), and they die with the server, even if it is killed. Stops
+    cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
+    all exit; match data stays in the data folder for the next start.
 
     Exits non-zero when it cannot start: the port is taken, or another server
     already serves the data folder (GAMEROOM_DATA_DIR; it is locked while in use).
@@ -164,15 +163,13 @@ def serve(config: Config, host, port, workers, threads, ai_workers):
         env = {**os.environ, "GAMEROOM_REDIS_URL": url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
+            from .serving import gunicorn_settings, raise_open_files_limit
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
             click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
-            GunicornApp({"bind": f"{host}:{port}", "workers": workers, "threads": threads,
-                         "worker_class": "gthread", "timeout": 60, "graceful_timeout": 5,
-                         "accesslog": "-", "loglevel": config.log_level.lower(),
-                         # the path without its query string: ?token= must never reach a log
-                         "access_log_format": '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'}).run()
+            raise_open_files_limit()
+            GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
         finally:
             # gunicorn ends its arbiter and its workers with SystemExit: its code (non-zero when it
             # could not start) is serve's. Only the arbiter, not a worker unwinding after fork, cleans up.

@@ -13,6 +13,10 @@ from dataclasses import dataclass, fields, replace
 class Config:
     #: Redis URL. Empty: start an embedded redis-server in ``data_dir``.
     redis_url: str = ""
+    #: Redis connections one API process opens at most (requests beyond wait for one).
+    redis_max_connections: int = 64
+    #: Seconds a request waits for a free Redis connection before failing.
+    redis_pool_timeout: float = 20.0
     #: Folder of the embedded Redis (AOF, socket, log).
     data_dir: str = "./var"
     #: fsync policy of the embedded Redis: "always" (an acknowledged move survives any crash; the
@@ -33,6 +37,16 @@ class Config:
     sse_keepalive: float = 15.0
     #: Longest a single SSE response stays open, in seconds (clients reconnect with Last-Event-ID).
     sse_max_age: float = 300.0
+    #: Open live streams one server process holds at most (503 beyond; 0: no cap).
+    sse_max_streams: int = 4000
+    #: Open live streams of one client address in one process at most (429 beyond; 0: no cap).
+    sse_max_streams_per_client: int = 256
+    #: Seconds a client refused for a stream cap is told to wait (Retry-After).
+    sse_retry_after: int = 5
+    #: Origins whose pages may call the API (CORS), comma-separated, or "*"; empty: none.
+    cors_origins: str = ""
+    #: Seconds an idle HTTP keep-alive connection stays open (advertised to clients in Keep-Alive).
+    http_keepalive: int = 75
     #: Take a snapshot every this many entries.
     snapshot_every: int = 100
     #: RQ queue that AI jobs go to.

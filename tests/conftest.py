@@ -11,7 +11,7 @@ from service.eventstore import EventStore
 from service.eventstore.records import MatchRecords
 from service.registry import build_registry
 
-pytest_plugins = ["service.testing.redis_server"]
+pytest_plugins = ["service.testing.redis_server", "service.testing.browser"]
 
 
 @pytest.fixture(scope="session")

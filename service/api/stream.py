@@ -1,15 +1,24 @@
 """GET /api/matches/{id}/stream: Server-Sent Events, one per appended entry.
 
 Each event's ``id`` is the entry's version, so a client that reconnects with
-``Last-Event-ID`` (EventSource does this by itself) misses nothing. Entries
-are redacted for the caller exactly as in ``/events``. Browsers' EventSource
-cannot set headers, so the token may also come as ``?token=``.
+``Last-Event-ID`` (EventSource does this by itself) misses nothing, across
+server restarts too: versions are positions in the match's Redis stream.
+Entries are redacted for the caller exactly as in ``/events``. Browsers'
+EventSource cannot set headers, so the token may also come as ``?token=``.
+
+Live entries come from the process's :class:`~service.eventstore.hub.StreamHub`
+(one Redis reader for all open streams). With nothing to send for
+``sse_keepalive`` seconds, a ``: keep-alive`` comment goes out. When the match
+is over and the caller has every entry, an ``end`` event closes the response;
+a reconnect to a finished match that has nothing newer gets ``204 No
+Content``, which tells EventSource to stop reconnecting.
 """
 from __future__ import annotations
 
+import collections
 import time
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
@@ -18,7 +27,9 @@ from schemas.matches import MAX_NUMBER, number_field
 from .. import jsoncodec
 from ..core import lifecycle
 from ..errors import BadRequest
-from .auth import caller_seat
+from ..eventstore.hub import StreamLimit
+from . import problems
+from .auth import caller
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
 
@@ -26,8 +37,10 @@ from .docs import PROBLEM, UNAUTHORIZED
 SSE_FORMAT = ("Server-Sent Events (text/event-stream). First `retry: 2000`; then, for every entry appended "
               "after the start version, a frame `id: <version>`, `event: entry`, `data: <the Entry as JSON, "
               "redacted for the caller>` (schema: `x-item-schema`, the `Entry` component); `: keep-alive` "
-              "comments while nothing happens. The stream ends when the match is over and drained, or after "
-              "the server's maximum age: reconnect with `Last-Event-ID`.")
+              "comments while nothing happens. Once the match is over and the caller has every entry, an "
+              "`end` event (`data: {\"version\": <last version>}`) closes the stream, and a reconnect then "
+              "gets 204 (EventSource stops reconnecting). A stream also ends after the server's maximum "
+              "age: reconnect with `Last-Event-ID`.")
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
 
@@ -48,23 +61,77 @@ def _start_version() -> int:
     return value
 
 
-def sse_frames(matches, match_id: str, seat, after: int, keepalive: float, max_age: float):
-    """Yield SSE frames until ``max_age`` passes or the match is over and drained."""
-    deadline = time.monotonic() + max_age
-    yield "retry: 2000\n\n"
-    while time.monotonic() < deadline:
-        entries = matches.store.subscribe(match_id, after, block_ms=int(keepalive * 1000))
-        if not entries:
-            yield ": keep-alive\n\n"
-            loaded = matches.load(match_id)
-            over = lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
-            if loaded.version <= after and over:
-                return
-            continue
+def _finished(matches, loaded) -> bool:
+    """Over by the game's rules, or by a resignation or forfeit (see :mod:`service.core.lifecycle`)."""
+    return lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
+
+
+class _FrameCache:
+    """The SSE text of recently delivered entries, per match, versions and seat.
+
+    Every stream of a match receives the same new entries from the hub: the
+    first stream of each seat (spectators are one "seat") redacts and encodes
+    them, the others reuse the text.
+    """
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._items: collections.OrderedDict = collections.OrderedDict()
+
+    def get(self, key):
+        return self._items.get(key)
+
+    def put(self, key, value) -> None:
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+_FRAMES = _FrameCache()
+
+
+def _frames(matches, match_id: str, entries: list[dict], seat) -> tuple[str, int, bool]:
+    """``(SSE text of entries for seat, last version, whether the match is over and this was its last entry)``."""
+    key = (match_id, entries[0]["version"], entries[-1]["version"], seat)
+    cached = _FRAMES.get(key)
+    if cached is not None:
+        return cached
+    loaded = matches.open(match_id, fresh=False)[0]  # this process's fold, when it is recent enough
+    if loaded.version < entries[-1]["version"]:
         loaded = matches.load(match_id)
-        for entry in matches.redact(loaded, entries, seat):
-            after = entry["version"]
-            yield f"id: {after}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n"
+    parts = []
+    for entry in matches.redact(loaded, entries, seat):
+        parts.append(f"id: {entry['version']}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n")
+    last = entries[-1]["version"]
+    result = ("".join(parts), last, last >= loaded.version and _finished(matches, loaded))
+    _FRAMES.put(key, result)
+    return result
+
+
+def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float):
+    """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all."""
+    match_id = sub.match_id
+    with sub:
+        deadline = time.monotonic() + max_age
+        yield "retry: 2000\n\n"
+        entries = matches.store.read(match_id, after, sub.backlog_upto) if sub.backlog_upto > after else []
+        last_sent = time.monotonic()
+        while True:
+            entries = [e for e in entries if e["version"] > after]
+            if entries:
+                frames, after, finished = _frames(matches, match_id, entries, seat)
+                yield frames
+                last_sent = time.monotonic()
+                if finished:
+                    yield f"event: end\ndata: {jsoncodec.dumps_text({'version': after})}\n\n"
+                    return
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            if now - last_sent >= keepalive:
+                yield ": keep-alive\n\n"
+                last_sent = now
+            entries = sub.get(max(0.0, min(keepalive - (now - last_sent), deadline - now)))
 
 
 @blp.route("/<match_id>/stream")
@@ -78,16 +145,39 @@ class Stream(MethodView):
     @blp.arguments(StreamArgsSchema(), location="query")
     @blp.header("Last-Event-ID", "resume after this version (EventSource sends it by itself on reconnect); "
                 "wins over `after`", schema={"type": "string", "pattern": "^[0-9]+$"})
-    @blp.response(200, description="Server-Sent Events, one per entry appended after the start version")
+    @blp.response(200, description="Server-Sent Events, one per entry appended after the start version; "
+                                   "an `end` event once the match is over and every entry was sent")
+    @blp.alt_response(204, description="The match is over and the caller has every entry: stop reconnecting")
     @blp.alt_response(400, **PROBLEM, description="bad-last-event-id")
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(429, **PROBLEM, headers={"Retry-After": {"schema": {"type": "integer"}}})
+    @blp.alt_response(503, **PROBLEM, headers={"Retry-After": {"schema": {"type": "integer"}}})
     def get(self, args, match_id):
         """Live entries as Server-Sent Events, resumable with ``Last-Event-ID``."""
         matches = current_app.extensions["gameroom"]
-        seat = caller_seat(matches, match_id, allow_query=True)
+        loaded, seat = caller(matches, match_id, allow_query=True)
         after = _start_version()
+        if after >= loaded.version and _finished(matches, loaded):
+            return Response(status=204)
         config = current_app.config["GAMEROOM"]
-        frames = sse_frames(matches, match_id, seat, after, config.sse_keepalive, config.sse_max_age)
-        return Response(stream_with_context(frames), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            sub = current_app.extensions["gameroom_hub"].subscribe(match_id, request.remote_addr or "")
+        except StreamLimit as limit:
+            return _refused(limit, config.sse_retry_after)
+        frames = sse_frames(matches, sub, seat, after, config.sse_keepalive, config.sse_max_age)
+        response = Response(frames, mimetype="text/event-stream",
+                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response.call_on_close(sub.close)  # also when the client leaves before the first frame
+        return response
+
+
+def _refused(limit: StreamLimit, retry_after: int):
+    if limit.per_client:
+        response = problems.problem(429, "too-many-streams", "Too many streams",
+                                    f"This client address has {limit.limit} live streams open, the most allowed.")
+    else:
+        response = problems.problem(503, "stream-capacity", "Stream capacity reached",
+                                    f"This server process holds {limit.limit} live streams, the most it allows.")
+    response.headers["Retry-After"] = str(retry_after)
+    return response

@@ -86,3 +86,11 @@ def ai_job_id(match_id: str, version: int, seat: int) -> str:
 def timeout_job_id(match_id: str, version: int, seat: int) -> str:
     """RQ job id of the timeout of ``seat``'s clock at ``version`` (deterministic, so schedules dedupe)."""
     return f"{PREFIX}-timeout-{match_id}-{version}-{seat}"
+def match_of_events(key: str) -> str:
+    """The match id of an :func:`events` key."""
+    return key[len(PREFIX) + 2:key.rindex("}")]
+
+
+def hub_wake(hub_id: str) -> str:
+    """Stream that wakes one process's stream hub when it starts watching another match."""
+    return f"{PREFIX}:hub:{hub_id}:wake"

@@ -150,7 +150,7 @@ def _sse(response):
     frames = []
     for block in response.get_data(as_text=True).split("\n\n"):
         fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
-        if "data" in fields:
+        if "data" in fields and fields.get("event") == "entry":
             frames.append((int(fields["id"]), json.loads(fields["data"])))
     return frames
 

@@ -1,0 +1,206 @@
+"""One Redis reader per process, fanning new entries out to every open live stream.
+
+A live stream (SSE) used to block in its own ``XREAD`` on its own Redis
+connection: one connection and one waiting thread per open stream. The hub
+instead keeps one reader that blocks in a single ``XREAD`` over the streams
+of every match that has a subscriber in this process, decodes each new entry
+once and hands it to each subscriber's queue. A subscriber waits on its own
+event (a greenlet under gevent, a thread under gthread), so open streams cost
+memory, not Redis connections.
+
+Ordering without gaps: the hub keeps a cursor per watched match (the last
+version it handed out). :meth:`StreamHub.subscribe` registers the subscriber
+under the hub's lock and returns that cursor; everything after it reaches the
+subscriber's queue, everything up to it the subscriber reads itself
+(:meth:`Subscription.backlog_upto`). A match watched for the first time
+starts at its current length, read under the lock, and wakes the reader
+(an ``XADD`` to this hub's wake stream, one of the keys it blocks on) so that
+its next ``XREAD`` includes the new match.
+
+The reader's connection has a socket timeout longer than its block, so an
+idle period never surfaces as a read timeout (redis-py 8's default socket
+timeout is 5 s).
+
+Redis Cluster: one ``XREAD`` may only name keys of one slot; a cluster
+deployment needs one hub reader per node (not done yet).
+"""
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import threading
+import uuid
+
+import redis
+
+from . import keys
+
+log = logging.getLogger(__name__)
+
+
+class StreamLimit(Exception):
+    """No more open streams for this process (``per_client`` False) or this client address."""
+
+    def __init__(self, per_client: bool, limit: int):
+        super().__init__(f"{limit} open streams")
+        self.per_client = per_client
+        self.limit = limit
+
+
+class Subscription:
+    """One open stream's queue of entries of one match."""
+
+    def __init__(self, hub: "StreamHub", match_id: str, client: str):
+        self.hub = hub
+        self.match_id = match_id
+        self.client = client
+        #: Entries up to this version are not handed out by the hub: read them from the store.
+        self.backlog_upto = 0
+        self._entries: collections.deque = collections.deque()
+        self._ready = threading.Event()
+
+    def _put(self, entries: list[dict]) -> None:
+        self._entries.extend(entries)
+        self._ready.set()
+
+    def get(self, timeout: float) -> list[dict]:
+        """Entries handed out since the last call, waiting up to ``timeout`` seconds for one."""
+        if not self._entries:
+            self._ready.wait(timeout)
+        self._ready.clear()
+        taken = []
+        while self._entries:
+            taken.append(self._entries.popleft())
+        return taken
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class StreamHub:
+    """The per-process fan-out of new match entries to open streams.
+
+    ``max_streams`` caps open subscriptions in this process and
+    ``max_per_client`` those of one client address (0: no cap).
+    """
+
+    def __init__(self, client: redis.Redis, url: str, *, block_ms: int = 10_000, max_streams: int = 0,
+                 max_per_client: int = 0):
+        # The reader's own connection (to ``url``, the server of ``client``) blocks up to
+        # block_ms: its socket must wait longer than that.
+        self._reader = redis.Redis.from_url(url, socket_timeout=block_ms / 1000 + 10, max_connections=1)
+        self._client = client
+        self.block_ms = block_ms
+        self.max_streams = max_streams
+        self.max_per_client = max_per_client
+        self._wake_key = keys.hub_wake(uuid.uuid4().hex)
+        self._wake_cursor = "0-0"
+        self._lock = threading.Lock()
+        self._watched: dict[str, int] = {}  # match id -> last version handed out
+        self._subs: dict[str, set[Subscription]] = {}
+        self._per_client: collections.Counter = collections.Counter()
+        self._open = 0
+        self._has_work = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- subscribers ---------------------------------------------------------
+
+    @property
+    def open_streams(self) -> int:
+        return self._open
+
+    def subscribe(self, match_id: str, client: str = "") -> Subscription:
+        """Register a stream of ``match_id``; raises :class:`StreamLimit` beyond a cap."""
+        sub = Subscription(self, match_id, client)
+        wake = False
+        with self._lock:
+            if self.max_streams and self._open >= self.max_streams:
+                raise StreamLimit(False, self.max_streams)
+            if self.max_per_client and self._per_client[client] >= self.max_per_client:
+                raise StreamLimit(True, self.max_per_client)
+            if match_id not in self._watched:
+                self._watched[match_id] = int(self._client.xlen(keys.events(match_id)))
+                self._subs[match_id] = set()
+                wake = True
+            sub.backlog_upto = self._watched[match_id]
+            self._subs[match_id].add(sub)
+            self._per_client[client] += 1
+            self._open += 1
+            self._start()
+        if wake:
+            self._wake()
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        with self._lock:
+            subs = self._subs.get(sub.match_id)
+            if subs is None or sub not in subs:
+                return
+            subs.discard(sub)
+            self._open -= 1
+            self._per_client[sub.client] -= 1
+            if not self._per_client[sub.client]:
+                del self._per_client[sub.client]
+            if not subs:  # the reader drops the match from its next XREAD
+                del self._subs[sub.match_id]
+                del self._watched[sub.match_id]
+
+    def _wake(self) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        pipe.xadd(self._wake_key, {"w": 1}, maxlen=1)
+        pipe.pexpire(self._wake_key, 3_600_000)
+        pipe.execute()
+
+    # -- the reader ----------------------------------------------------------
+
+    def _start(self) -> None:
+        self._has_work.set()
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="gameroom-stream-hub", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._has_work.wait()
+            try:
+                self._read_once()
+            except redis.RedisError:
+                log.exception("stream hub: reading Redis failed; retrying in 1 s")
+                threading.Event().wait(1.0)
+
+    def _read_once(self) -> None:
+        with self._lock:
+            if not self._watched:
+                self._has_work.clear()
+                return
+            streams = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
+        streams[self._wake_key] = self._wake_cursor
+        found = self._reader.xread(streams, block=self.block_ms, count=1000)
+        for key, items in found or []:
+            key = key.decode() if isinstance(key, bytes) else key
+            if key == self._wake_key:
+                last = items[-1][0]
+                self._wake_cursor = last.decode() if isinstance(last, bytes) else last
+                continue
+            entries = [json.loads(fields[b"entry"]) for _id, fields in items]
+            self._deliver(keys.match_of_events(key), entries)
+
+    def _deliver(self, match_id: str, entries: list[dict]) -> None:
+        with self._lock:
+            cursor = self._watched.get(match_id)
+            if cursor is None:
+                return  # nobody listens any more
+            entries = [e for e in entries if e["version"] > cursor]
+            if not entries:
+                return
+            self._watched[match_id] = entries[-1]["version"]
+            subs = list(self._subs[match_id])
+        for sub in subs:
+            sub._put(entries)

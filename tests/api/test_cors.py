@@ -1,0 +1,45 @@
+"""CORS: no origin is allowed by default; configured origins get their headers and preflights."""
+import pytest
+
+from service import create_app
+
+PREFLIGHT = {"Access-Control-Request-Method": "POST",
+             "Access-Control-Request-Headers": "authorization, content-type"}
+
+
+@pytest.fixture
+def cors_client(redis_server, redis_client, registry):
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off",
+                      "cors_origins": "http://page.example:8080, https://other.example"}, registry)
+    return app.test_client()
+
+
+def test_by_default_no_origin_is_allowed(client, expect_problem):
+    r = client.get("/api/games", headers={"Origin": "http://page.example"})
+    assert r.status_code == 200 and "Access-Control-Allow-Origin" not in r.headers
+    refused = client.options("/api/matches", headers={"Origin": "http://page.example", **PREFLIGHT})
+    expect_problem(refused, 403, "origin-not-allowed")
+    assert "Access-Control-Allow-Origin" not in refused.headers
+
+
+def test_a_configured_origin_gets_its_preflight_answered(cors_client):
+    r = cors_client.options("/api/matches", headers={"Origin": "http://page.example:8080", **PREFLIGHT})
+    assert r.status_code == 204
+    assert r.headers["Access-Control-Allow-Origin"] == "http://page.example:8080"
+    assert "POST" in r.headers["Access-Control-Allow-Methods"]
+    allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "content-type", "idempotency-key", "last-event-id"} <= allowed
+    assert "Access-Control-Allow-Credentials" not in r.headers
+
+
+def test_a_configured_origin_reads_responses_and_errors_others_do_not(cors_client, expect_problem):
+    ok = cors_client.get("/api/games", headers={"Origin": "https://other.example"})
+    assert ok.headers["Access-Control-Allow-Origin"] == "https://other.example"
+    assert "Origin" in ok.headers["Vary"]
+    error = cors_client.get("/api/matches/nope", headers={"Origin": "https://other.example"})
+    expect_problem(error, 404, "unknown-match")
+    assert error.headers["Access-Control-Allow-Origin"] == "https://other.example"
+    stranger = cors_client.get("/api/games", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in stranger.headers
+    refused = cors_client.options("/api/matches", headers={"Origin": "https://evil.example", **PREFLIGHT})
+    expect_problem(refused, 403, "origin-not-allowed")

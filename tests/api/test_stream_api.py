@@ -1,0 +1,52 @@
+"""The live stream's contract in-process: caps with Retry-After, the end of a finished match."""
+import pytest
+
+from service import create_app
+
+
+@pytest.fixture
+def capped(redis_server, redis_client, registry):
+    return create_app({"redis_url": redis_server.url, "ai_mode": "off", "sse_max_streams": 3,
+                       "sse_max_streams_per_client": 2, "sse_keepalive": 0.2, "sse_max_age": 2.0}, registry)
+
+
+def _open(client, match_id, addr):
+    return client.get(f"/api/matches/{match_id}/stream", buffered=False, environ_base={"REMOTE_ADDR": addr})
+
+
+def test_stream_caps_per_client_address_429_and_per_process_503_with_retry_after(capped, expect_problem):
+    client = capped.test_client()
+    created = client.post("/api/matches", json={"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]})
+    match_id = created.get_json()["match"]["id"]
+    hub = capped.extensions["gameroom_hub"]
+    held = [_open(client, match_id, "10.0.0.1"), _open(client, match_id, "10.0.0.1")]
+    assert [r.status_code for r in held] == [200, 200] and hub.open_streams == 2
+    third = _open(client, match_id, "10.0.0.1")
+    expect_problem(third, 429, "too-many-streams")
+    assert third.headers["Retry-After"] == "5"
+    held.append(_open(client, match_id, "10.0.0.2"))
+    assert held[-1].status_code == 200
+    full = _open(client, match_id, "10.0.0.3")
+    expect_problem(full, 503, "stream-capacity")
+    assert full.headers["Retry-After"] == "5"
+    # Moves and health checks are not streams: they still answer.
+    assert client.get("/api/healthz").status_code == 200
+    for response in held:
+        response.close()
+    assert hub.open_streams == 0
+    again = _open(client, match_id, "10.0.0.1")
+    assert again.status_code == 200
+    again.close()
+
+
+def test_a_finished_match_stream_sends_its_last_entries_then_ends_and_a_reconnect_gets_204(api):
+    match_id, tokens = api.create(game="tic-tac-toe", seats=[{"name": "X"}, {"name": "O"}])
+    for i, cell in enumerate([0, 3, 1, 4, 2]):
+        assert api.move(match_id, tokens[i % 2], {"type": "mark", "cell": cell}).status_code == 201
+    body = api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "4"}).get_data(as_text=True)
+    frames = body.split("\n\n")
+    assert "id: 5\nevent: entry" in frames[1] and "id: 6\nevent: entry" in frames[2]
+    assert frames[3] == 'event: end\ndata: {"version":6}'
+    assert ": keep-alive" not in body  # it ended at once, without waiting
+    done = api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "6"})
+    assert done.status_code == 204 and done.get_data() == b""
