@@ -1,6 +1,8 @@
 """Undo, undo requests, fork, export and import."""
 from marshmallow import Schema, fields, validate
 
+from .strict import StrictBoolean
+
 from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema, number_field
 
 
@@ -32,7 +34,7 @@ class UndoResultSchema(Schema):
 
 
 class VoteSchema(Schema):
-    approve = fields.Boolean(required=True)
+    approve = StrictBoolean(required=True)
 
 
 class VoteResultSchema(Schema):

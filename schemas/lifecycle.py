@@ -1,6 +1,8 @@
 """Clocks, timeout policies, resigning, leaving, reclaiming, rematches and private matches."""
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from .strict import StrictBoolean
+
 #: Longest per-move limit and largest starting bank (seconds): a week and thirty days.
 MAX_PER_MOVE, MAX_BANK, MAX_INCREMENT = 7 * 86400, 30 * 86400, 3600
 
@@ -37,9 +39,9 @@ class LifecycleCreateFieldsMixin(Schema):
                           metadata={"description": "a time control; absent: no clock"})
     timeout = fields.Nested(TimeoutPolicySchema, load_default=None, allow_none=True,
                             metadata={"description": "what happens when a clock runs out (default: ai-turn, random)"})
-    unlisted = fields.Boolean(load_default=False, metadata={
+    unlisted = StrictBoolean(load_default=False, metadata={
         "description": "private: not in the lobby; reachable by its id (the invitation link)"})
-    hide_names = fields.Boolean(load_default=False, metadata={"description": "the lobby shows no seat names"})
+    hide_names = StrictBoolean(load_default=False, metadata={"description": "the lobby shows no seat names"})
 
 
 class SettingsSchema(Schema):
