@@ -51,6 +51,7 @@ class Undo(MethodView):
 
 @blp.route("/<match_id>/undo-requests")
 class UndoRequests(MethodView):
+    @blp.operation("listUndoRequests")
     @blp.response(200, UndoRequestListSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id):

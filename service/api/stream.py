@@ -51,11 +51,12 @@ class StreamArgsSchema(Schema):
 
 
 def _start_version() -> int:
-    raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest("Last-Event-ID must be a version number.", code="bad-last-event-id") from None
+    raw = request.headers.get("Last-Event-ID")  # present but empty: refused like any non-number
+    if raw is None:
+        raw = request.args.get("after") or "0"
+    if not (raw.isascii() and raw.isdigit()):  # int() would also take " 7", "+7", "1_0" and other digits
+        raise BadRequest("Last-Event-ID must be a version number.", code="bad-last-event-id")
+    value = int(raw)
     if not 0 <= value <= MAX_NUMBER:
         raise BadRequest(f"Last-Event-ID must be a version from 0 to {MAX_NUMBER}.", code="bad-last-event-id")
     return value
@@ -137,7 +138,13 @@ def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float)
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
     @blp.operation("streamEvents", responses={200: {"content": {"text/event-stream": {
-        "schema": {"type": "string", "description": SSE_FORMAT},
+        # One Server-Sent Event, as clients (and schemathesis) parse them: its data is an
+        # Entry as JSON (``x-item-schema``), or ``{"version": N}`` for the closing ``end``.
+        "schema": {"type": "object", "description": SSE_FORMAT, "properties": {
+            "id": {"type": "string", "description": "the entry's version"},
+            "event": {"type": "string", "enum": ["entry", "end"]},
+            "data": {"type": "string", "description": "JSON: an Entry, or {\"version\": N} for `end`"},
+            "retry": {"type": "integer"}}},
         "x-item-schema": {"$ref": "#/components/schemas/Entry"}}}, "headers": {
         "Cache-Control": {"description": "`no-cache`", "schema": {"type": "string"}},
         "X-Accel-Buffering": {"description": "`no`: proxies must not buffer the stream",

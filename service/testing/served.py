@@ -25,12 +25,12 @@ def free_port() -> int:
 class Served:
     """``gameroom serve --port <free>`` in ``folder`` (its data folder and log), stopped on exit."""
 
-    def __init__(self, folder: Path, *, workers: int = 2, threads: int = 8, ai_workers: int = 1,
+    def __init__(self, folder: Path, *, workers: int = 2, ai_workers: int = 1,
                  env: dict | None = None, ready_timeout: float = 60):
         self.folder = Path(folder)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.args = ["serve", "--port", str(self.port), "--workers", str(workers), "--threads", str(threads),
+        self.args = ["serve", "--port", str(self.port), "--workers", str(workers),
                      "--ai-workers", str(ai_workers)]
         self.env = {**{k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")},
                     "GAMEROOM_DATA_DIR": str(self.folder / "var"), **(env or {})}

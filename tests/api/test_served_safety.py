@@ -19,7 +19,7 @@ RETRIES = 6  # concurrent copies of each request
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     # The shipped defaults (AI worker, body limits), on a free port with its own data folder.
-    with Served(tmp_path_factory.mktemp("served"), workers=2, threads=8) as served:
+    with Served(tmp_path_factory.mktemp("served"), workers=2) as served:
         yield served
 
 

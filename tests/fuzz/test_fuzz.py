@@ -27,7 +27,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path):
     st = Path(sys.executable).with_name("st")
     # Shipped defaults but for the live stream: a fuzz case cannot wait out a 300 s SSE
     # response, so each stream ends after a second (clients resume with Last-Event-ID).
-    with Served(tmp_path, workers=2, threads=8,
+    with Served(tmp_path, workers=2,
                 env={"GAMEROOM_SSE_MAX_AGE": "1", "GAMEROOM_SSE_KEEPALIVE": "0.5"}) as server:
         run = subprocess.run(
             [str(st), "--config-file", str(HERE / "schemathesis.toml"), "--no-color", "run",

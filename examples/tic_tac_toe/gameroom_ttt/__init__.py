@@ -9,7 +9,7 @@ Like ``examples/nim``, it imports nothing from gameroom but ``service.plugin_api
 """
 from marshmallow import Schema, fields, validate
 
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl
+from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
 
 #: The 8 lines: 3 rows, 3 columns, 2 diagonals (cells numbered row by row).
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -28,6 +28,11 @@ class Event(Schema):
     type = fields.String(required=True)
     seat = fields.Integer()
     cell = fields.Integer()
+
+
+#: One schema per event type: the OpenAPI document publishes the game's event as
+#: their union, discriminated on ``type``.
+EVENTS = tagged_variants(Event, {"started": (), "marked": ("seat", "cell")}, suffix="Event")
 
 
 class View(Schema):
@@ -57,7 +62,7 @@ class TicTacToe(Game):
     )
 
     def schemas(self):
-        return GameSchemas(options=Options, move=Move, view=View, event=Event)
+        return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
 
     def setup(self, num_seats, options, rng):
         return [{"type": "started"}]
