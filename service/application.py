@@ -24,6 +24,7 @@ from .core.rng import new_seed
 from .errors import Conflict, GameroomError, NotFound, NotYourSeat, ValidationFailed, VersionConflict
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
+from .plugin_api import IllegalMove
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,11 @@ class Matches:
         except ValidationError as exc:
             raise ValidationFailed("Invalid game options.", code="bad-options",
                                    errors={"options": exc.messages}) from None
+        try:
+            game.check_seats(n, opts)  # options may change the allowed counts (a solo variant)
+        except IllegalMove as exc:
+            raise ValidationFailed(exc.message, code="bad-seat-count",
+                                   errors={"seats": [exc.message]}) from None
         record = MatchRecord(id=new_match_id(), game=game_slug, options=opts, seed=seed or new_seed(),
                              created=self.clock(), seats=seat_objs)
         entry = decider.setup_entry(game, n, opts, record.seed)
