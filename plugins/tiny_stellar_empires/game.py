@@ -49,6 +49,9 @@ class TinyStellarEmpires(Game):
         simultaneous=False,
     )
 
+    #: TSE-H5: a private discard pile hides what Info takes; the kit's leak check plays it too.
+    hidden_information_options = ({"discard_pile_public": False},)
+
     def schemas(self):
         return GameSchemas(options=Options, move=Move, view=View, event=Event)
 
