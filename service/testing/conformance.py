@@ -303,7 +303,9 @@ def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: lis
     ``ability_used`` in the same step still names it. Values are matched by field
     name (``card`` / ``cards``). A value hidden in one list and shown in another
     (a shuffled deck's order and the cards a seat drew from it) is not a leak;
-    a single hidden value shown anywhere else, or any value shown alone, is. Text is
+    a single hidden value shown anywhere else, or any value shown alone, is; but a
+    later event of the step that ``reveals`` (all seats have played: show the
+    sealed cards) may show what an earlier one hid. Text is
     searched for single hidden strings of two characters or more. Returns the number of
     secrets checked.
     """
@@ -316,8 +318,8 @@ def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: lis
             continue
         checked += len(hidden)
         for j, other in enumerate(redacted):
-            if j == i:
-                continue
+            if j == i or (j > i and game.reveals(events[j])):
+                continue  # a later reveal may make public what this event kept secret
             carried = sorted((kind, value) for key, value, in_list in _leaves(other)
                              if (kind := _kind(key), value) in hidden
                              and not (in_list and hidden[(kind, value)]))
@@ -328,7 +330,9 @@ def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: lis
             texts = [game.describe(e, viewer, names) for e in redacted]
         for (kind, value), in_list in hidden.items():
             if isinstance(value, str) and len(value) >= 2 and not in_list:
-                for text in texts:
+                for j, text in enumerate(texts):
+                    if j > i and game.reveals(events[j]):
+                        continue
                     assert value not in text, (
                         f"the text {text!r} shows viewer {viewer} the {kind} {value!r} that "
                         f"{raw['type']} hides from it")
