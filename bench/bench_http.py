@@ -886,7 +886,7 @@ def _game_meta(port: int, args) -> dict:
     seats = args.seats or min(max(2, lo), hi)
     if not lo <= seats <= hi:
         raise SystemExit(f"{args.game} takes {lo}-{hi} seats, not {seats}")
-    return {"slug": args.game, "seats": seats, "max_steps": int(meta.get("max_steps", 10_000)),
+    return {"slug": args.game, "seats": seats, "max_steps": int(meta.get("max_steps") or 10_000),
             "min_players": lo, "max_players": hi, "hidden_information": bool(meta.get("hidden_information", True))}
 
 

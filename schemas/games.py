@@ -10,7 +10,9 @@ class GameSchema(Schema):
     rules_version = fields.Integer(required=True)
     hidden_information = fields.Boolean(required=True)
     simultaneous = fields.Boolean(required=True)
-    max_steps = fields.Integer(required=True)
+    max_steps = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "an upper bound on the moves of a match under the default options; "
+                       "null when they put no bound on it (players may play on until someone wins)"})
     ai_levels = fields.List(fields.String(), required=True)
     distribution = fields.String(required=True)
     version = fields.String(required=True)

@@ -29,6 +29,7 @@ from .errors import (
 )
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
+from .plugin_api import IllegalMove
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,11 @@ class Matches:
         except ValidationError as exc:
             raise ValidationFailed("Invalid game options.", code="bad-options",
                                    errors={"options": exc.messages}) from None
+        try:
+            game.check_seats(n, opts)  # options may change the allowed counts (a solo variant)
+        except IllegalMove as exc:
+            raise ValidationFailed(exc.message, code="bad-seat-count",
+                                   errors={"seats": [exc.message]}) from None
         match_id = match_id or new_match_id()
         # A client's seed only feeds the effective seed, which mixes in the server's secret.
         record = MatchRecord(id=match_id, game=game_slug, options=opts, seed=self.seeding.match_seed(match_id, seed),

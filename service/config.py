@@ -33,6 +33,9 @@ class Config:
     #: ``max_body + import_step_bytes * (max_steps + 1)`` of the installed game with the most
     #: steps (the largest entries measured are ~400 bytes; Stars Are Right: ~16 MB).
     import_step_bytes: int = 1024
+    #: Entries assumed for a game whose length has no bound (``max_steps`` None: The Stars Are
+    #: Right without a turn limit) when sizing the import limit; a longer log cannot be imported.
+    import_max_steps: int = 16_000
     #: Seconds between SSE keep-alive comments.
     sse_keepalive: float = 15.0
     #: Longest a single SSE response stays open, in seconds (clients reconnect with Last-Event-ID).

@@ -15,6 +15,7 @@ from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status
 from .core.rng import seed_at
 from .core.undo import APPLY, plan_undo, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
+from .plugin_api import IllegalMove
 from .eventstore import keys
 
 log = logging.getLogger(__name__)
@@ -245,6 +246,10 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         opts = game.load_options(options)
     except Exception:
         bad(1, "the options are not valid for this game")
+    try:
+        game.check_seats(num_seats, opts)
+    except IllegalMove as exc:
+        bad(1, exc.message)
     setup = decider.setup_entry(game, num_seats, opts, seed_at(schedule, 1))
     first = entries[0]
     if first.get("kind") != "setup" or first.get("events") != setup["events"]:

@@ -88,8 +88,11 @@ class GameInfo:
     ``rules_version`` is an integer bumped whenever a rules change would make
     old event logs fold differently; it is recorded in every match's first
     entry (see :meth:`Game.upcast`). ``max_steps`` is an upper bound on the
-    number of accepted moves in any match: the conformance kit fails a
-    playout that runs longer.
+    number of accepted moves in any match under the default options, or
+    ``None`` when the default options put no bound on a match (a game whose
+    rules let players play on for ever); :meth:`Game.max_steps_for` gives the
+    bound for given options. The conformance kit fails a playout that runs
+    longer.
     """
 
     slug: str
@@ -98,7 +101,7 @@ class GameInfo:
     max_players: int
     rules_version: int = 1
     hidden_information: bool = False
-    max_steps: int = 10_000
+    max_steps: int | None = 10_000
     description: str = ""
     simultaneous: bool = False
 
@@ -207,6 +210,15 @@ class Game:
     #: Required: static metadata.
     info: GameInfo
 
+    #: Options the conformance kit's random playouts use (default: the game's
+    #: defaults). A game whose default matches may last for ever names options
+    #: that bound them here, and tests its defaults in its own tests.
+    playout_options: dict = {}
+
+    #: Option sets that change what is hidden (a private discard pile ...): the
+    #: conformance kit's leak check plays each of them too (over ``playout_options``).
+    hidden_information_options: tuple = ()
+
     #: Names of methods a subclass must override (checked at start-up).
     REQUIRED = (
         "setup",
@@ -295,6 +307,26 @@ class Game:
         if schema is None:  # one instance per schema class: building one costs more than a load
             schema = _OPTIONS_SCHEMAS[cls] = cls()
         return schema.load(options or {})
+
+    def max_steps_for(self, num_seats: int, options: dict) -> int | None:
+        """An upper bound on the accepted moves of a match with these loaded options,
+        or ``None`` if they put no bound on it. Default: ``info.max_steps``.
+
+        Override when options change how long a match may last (a turn limit).
+        """
+        return self.info.max_steps
+
+    def check_seats(self, num_seats: int, options: dict) -> None:
+        """Raise :class:`IllegalMove` if a match of ``num_seats`` may not be played
+        with these loaded options; called before ``setup``.
+
+        Default: ``info.min_players <= num_seats <= info.max_players``. Override
+        when an option changes the allowed counts (a solo variant).
+        """
+        info = self.info
+        if not info.min_players <= num_seats <= info.max_players:
+            raise IllegalMove("bad-seat-count",
+                              f"{info.title} takes {info.min_players}–{info.max_players} seats, not {num_seats}.")
 
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` reveals hidden information (an undo barrier).

@@ -43,11 +43,20 @@ class LookAtTheStars(Game):
         simultaneous=True,
     )
 
+    #: The conformance kit's playouts include one seat, which needs the solo variant.
+    playout_options = {"solo_variant": True}
+
     # -- setup ----------------------------------------------------------------
 
+    def check_seats(self, num_seats, options):
+        """LATS section 1: 2 to 8 players; 1 only with the option ``solo_variant``."""
+        super().check_seats(num_seats, options)
+        if num_seats == 1 and not options["solo_variant"]:
+            raise IllegalMove("solo-variant-required",
+                              "Look at the Stars takes 2 to 8 players; one player needs the option solo_variant.")
+
     def setup(self, num_seats, options, rng):
-        if not self.info.min_players <= num_seats <= self.info.max_players:
-            raise ValueError(f"Look at the Stars takes 1 to {MAX_SEATS} players")
+        self.check_seats(num_seats, options)
         sheets = rng.sample(range(MAX_SEATS), num_seats)                 # X1 / R1.1
         deck = rng.shuffled(range(len(CONTENT.night_cards)))              # X2 / R1.3
         choice = options["point_bonus_card"]                              # X3 / R1.4

@@ -39,7 +39,9 @@ class Options(Schema):
     sun_blocks_nova_and_aura = fields.Boolean(load_default=True)
     live_score = fields.Boolean(load_default=False)
     solo_variant = fields.Boolean(load_default=False,
-                                  metadata={"description": "Unofficial solo variant; also applies with 1 seat."})
+                                  metadata={"description": "Unofficial solo variant: allows 1 player, whose result is "
+                                                           "the final score (no win or loss). Without it a match "
+                                                           "needs 2 to 8 players."})
 
 
 def _is_point(value) -> bool:

@@ -41,7 +41,11 @@ def canon(text: str) -> list:
 
 
 def new_state(num_seats: int = 1, *, sheets=None, card: int | None = None, turn: int = 1, **options) -> dict:
-    """A fresh match with the given sheets, the ``turn``-th card revealed (``card`` if given)."""
+    """A fresh match with the given sheets, the ``turn``-th card revealed (``card`` if given).
+
+    One seat (the default, for scenarios on a single sheet) plays the solo variant."""
+    if num_seats == 1:
+        options.setdefault("solo_variant", True)
     opts = GAME.load_options(options)
     events = GAME.setup(num_seats, opts, Rng("scenario"))
     setup = dict(events[0])

@@ -15,6 +15,10 @@ from .sheet import new_player
 from .steps import TURNS_PER_PILE, pile_of
 
 #: Step events a seat makes during its turn; others only learn that it acted (H2).
+#: Every sealed step looks the same to them (``step_taken``), so views, events and
+#: text do not tell how many steps a seat took. The platform still appends one
+#: entry per step, so the number of entries (versions) before the reveal is
+#: visible; hiding it needs per-viewer versions in the platform (not done here).
 SEALED = {"card_placed", "shooting_star_placed", "card_skipped", "occurrence_selected",
           "power_used", "power_declined"}
 

@@ -11,6 +11,10 @@ from . import state as st
 from .content import DATA_FILE, ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
 
 
+#: The round cap rules version 1 put on matches without a ``turn_limit``.
+V1_SAFEGUARD_ROUNDS = 100
+
+
 class StarsAreRight(Game):
     """Cultists rearrange the 5x5 sky to match constellations and summon creatures."""
 
@@ -19,9 +23,11 @@ class StarsAreRight(Game):
         title="The Stars Are Right",
         min_players=2,
         max_players=4,
-        rules_version=1,
+        # 2: turn_limit null means no limit (SAR-B12.4); version 1 ended such matches
+        # after 100 rounds ("safeguard"), which its matches keep (see upcast).
+        rules_version=2,
         hidden_information=True,
-        max_steps=rules.MAX_STEPS,
+        max_steps=None,  # under the default options a match ends only by victory (B12.2)
         description="Push, swap and flip sky tiles until the stars are right, then summon "
                     "creatures; first to 10 VP wins.",
         simultaneous=False,
@@ -32,6 +38,10 @@ class StarsAreRight(Game):
     #: it won 76.8% of 200 matches, bench/README.md).
     mcts_minimax = 1.0
 
+    #: The conformance kit's playouts: random play reaches 10 VP only after hundreds to
+    #: thousands of rounds, so they stop after 100 (B12.4); the defaults (no limit)
+    #: are played to victory in tests/plugins/stars_are_right/test_sar_turn_limit.py.
+    playout_options = {"turn_limit": 100}
     def renderer(self):
         """The web board (``ui/``) and the card data it draws constellations from."""
         ui = Path(__file__).with_name("ui")
@@ -58,6 +68,17 @@ class StarsAreRight(Game):
             {"type": "dealt", "hands": hands, "counts": [len(h) for h in hands], "reveal": True},
             {"type": "first_player", "first": first},
         ]
+
+    def max_steps_for(self, num_seats, options):
+        return rules.max_steps(num_seats, options)
+
+    def upcast(self, event, rules_version):
+        """Rules version 1 ended a match without ``turn_limit`` after 100 full rounds:
+        such a match keeps that cap (``round_cap``) when it is replayed or played on."""
+        if (rules_version == 1 and event.get("type") == "match_started"
+                and event["options"].get("turn_limit") is None):
+            return {**event, "round_cap": V1_SAFEGUARD_ROUNDS}
+        return event
 
     # -- rules --------------------------------------------------------------
 

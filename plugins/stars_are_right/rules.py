@@ -13,9 +13,6 @@ from . import services, sky, summon
 from .content import CARDS, CONTENT
 from .state import evolve, has_power, vp
 
-#: Server safeguard when ``turn_limit`` is null: the match ends like B12.4
-#: after this many full rounds, so every match is finite (see ``MAX_STEPS``).
-SAFEGUARD_ROUNDS = 100
 #: Static minion powers (SAR-B10.4, B10.5): letter -> larger limit.
 GHAST, GHOULS = "D", "E"
 DRAW_TO = {False: CONTENT.hand_size, True: CONTENT.hand_size + 1}
@@ -36,7 +33,23 @@ MOVE_TYPES = tuple(t for moves in PHASE_MOVES.values() for t in moves)
 #: 1 invoke + phase 2 (<= 6 services, <= 6 minion uses, <= 6 Dhole takes, 1 end)
 #: + phase 3 (<= 3 + 2 * 6 symbols) + 1 summon + 1 limit discard + 2 discards + 1 end.
 STEPS_PER_TURN = 1 + 19 + 15 + 1 + 1 + 2 + 1
-MAX_STEPS = SAFEGUARD_ROUNDS * 4 * STEPS_PER_TURN
+
+
+def max_steps(num_seats: int, options: dict) -> int | None:
+    """An upper bound on the moves of a match: ``None`` (no bound) unless ``turn_limit``
+    is set (SAR-B12.4). Without it a match ends only by victory (B12.2), which
+    players may put off for ever; matches started under rules version 1 carry
+    that version's 100-round cap in their state (``round_cap``, see ``upcast``)."""
+    rounds = options.get("turn_limit")
+    return None if rounds is None else rounds * num_seats * STEPS_PER_TURN
+
+
+def round_limit(state: dict) -> tuple[int | None, str]:
+    """After how many full rounds the match ends, and the ``game_over`` reason it gives."""
+    limit = state["opts"]["turn_limit"]
+    if limit is not None:
+        return limit, "turn_limit"
+    return state.get("round_cap"), "safeguard"  # only matches begun under rules version 1
 
 
 def _card(move: dict, key: str = "card") -> int:
@@ -206,15 +219,13 @@ def _end_turn(state, seat, move, rng):
     n = state["n"]
     events.append({"type": "turn_ended", "seat": seat, "next": (seat + 1) % n})
     scores = [vp(state, s) for s in range(n)]
-    limit = state["opts"]["turn_limit"]
-    rounds = limit if limit is not None else SAFEGUARD_ROUNDS
+    rounds, reason = round_limit(state)
     if scores[seat] >= CONTENT.target_points:
         events.append({"type": "game_over", "winners": [seat], "reason": "victory", "scores": scores})
-    elif state["turn"] + 1 >= rounds * n:
+    elif rounds is not None and state["turn"] + 1 >= rounds * n:
         best = max(scores)
         events.append({"type": "game_over", "winners": [s for s in range(n) if scores[s] == best],
-                       "reason": "turn_limit" if limit is not None else "safeguard",
-                       "scores": scores})
+                       "reason": reason, "scores": scores})
     return events
 
 

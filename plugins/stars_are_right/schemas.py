@@ -6,7 +6,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 from service.plugin_api import tag_schemas, tagged_variants
 
 from .content import FACE_CODES
-from .rules import MOVE_TYPES, PHASE_MOVES, SAFEGUARD_ROUNDS
+from .rules import MOVE_TYPES, PHASE_MOVES
 from .state import EVENT_TYPES
 
 
@@ -90,6 +90,11 @@ class FaceCodes(fields.List):
 _PHASES = tuple(PHASE_MOVES) + ("setup", "over")
 
 
+#: The largest ``turn_limit``: the spec types it "int"; read as a positive 32-bit
+#: integer (2^31 - 1 rounds is no practical limit, and every client's JSON can hold it).
+MAX_TURN_LIMIT = 2**31 - 1
+
+
 class OptionsSchema(Schema):
     """Match options (spec section 12)."""
 
@@ -101,8 +106,11 @@ class OptionsSchema(Schema):
                                  error="a subset of the letters 'abcd', each at most once"))
     limit_discard_may_choose_new = fields.Boolean(load_default=True)
     first_player = fields.String(load_default="random", validate=validate.OneOf(["random", "seat_0"]))
-    turn_limit = fields.Integer(load_default=None, allow_none=True,
-                                validate=validate.Range(1, SAFEGUARD_ROUNDS))
+    turn_limit = fields.Integer(
+        load_default=None, allow_none=True, strict=True, validate=validate.Range(1, MAX_TURN_LIMIT),
+        metadata={"description": "SAR-B12.4: if set, the match also ends after this many full rounds "
+                                 "(highest VP wins, ties share). null (the default) = no limit: the "
+                                 "match ends only by victory."})
 
 
 #: Required parameters of each move type (spec section 10).

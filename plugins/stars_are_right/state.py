@@ -15,6 +15,8 @@ The state is a flat dict of JSON data::
     dhole    pile chosen by a Dhole awaiting ``dhole_take``, else None
     turn     completed turns            first    first player
     winners  None while running         end      why the match ended
+    round_cap  only in matches begun under rules version 1 without a ``turn_limit``:
+             that version's 100-round safeguard (see ``StarsAreRight.upcast``)
 
 ``evolve`` never mutates its input: it copies the top-level dict and only the
 lists it changes (copy-on-write), which keeps AI search cheap.
@@ -78,7 +80,8 @@ def _match_started(s, e):
             "discard": [], "hands": [[] for _ in range(n)], "tables": [[] for _ in range(n)],
             "tapped": [], "active": None, "phase": "setup", "invoked": None,
             "pool": dict(EMPTY_POOL), "nc": None, "summoned": None, "discards": 0,
-            "dhole": None, "turn": 0, "first": None, "winners": None, "end": None}
+            "dhole": None, "turn": 0, "first": None, "winners": None, "end": None,
+            **({"round_cap": e["round_cap"]} if "round_cap" in e else {})}
 
 
 def _sky_laid(s, e):

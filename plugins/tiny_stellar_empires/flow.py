@@ -112,6 +112,9 @@ def resolve(flow, seat, source, kind, player, card, ret):
         event["player"] = player
     if kind in CARD_TARGET:
         event["card"] = card
+    if kind == "info":
+        # TSE-H5: whether others may see the card taken (info_taken says the same).
+        event["public"] = flow.state["opts"]["discard_pile_public"]
     flow.emit(event)
     state, rng = flow.state, flow.rng
     if kind in PLAYER_TARGET:

@@ -51,6 +51,8 @@ class TinyStellarEmpires(Game):
         simultaneous=False,
     )
 
+    #: TSE-H5: a private discard pile hides what Info takes; the kit's leak check plays it too.
+    hidden_information_options = ({"discard_pile_public": False},)
     def renderer(self):
         """The web board: empire rows, hand, homeworld, discard pile and scores (``ui/``)."""
         return str(Path(__file__).with_name("ui"))

@@ -99,6 +99,11 @@ def redact(event, seat):
         return {**event, "cards": None, "count": len(event["cards"])}
     if kind == "info_taken" and not event["public"] and seat != event["seat"]:
         return {**event, "card": None}
+    if (kind == "ability_used" and event["ability"] == "info" and not event.get("public", False)
+            and seat != event["seat"]):
+        # TSE-H5: the card Info takes from a hidden pile is its user's alone, here as in
+        # info_taken (events logged before the flag existed are treated as hidden).
+        return {**event, "card": None}
     if kind == "phase" and "pending" in event:
         return {
             **event,

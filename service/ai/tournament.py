@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from ..core import decider
-from ..plugin_api import Rng
+from ..plugin_api import IllegalMove, Rng
 from .levels import choose_move
 
 _GAMES: dict = {}
@@ -91,7 +91,8 @@ def play_match(game, extra: dict, levels: list[str], spec: MatchSpec, options: d
     n = len(spec.entrants)
     folded = decider.fold(game, [decider.setup_entry(game, n, options, spec.seed) | {"version": 1}])
     decisions = {e: [] for e in range(len(levels))}
-    limit = game.info.max_steps + 1
+    bound = game.max_steps_for(n, options)
+    limit = float("inf") if bound is None else bound + 1
     turn = 0
     while game.outcome(folded.state) is None:
         active = game.active_seats(folded.state)
@@ -137,6 +138,10 @@ def run(slug: str, levels: list[str], matches: int, *, budget: dict | None = Non
     if unknown:
         raise ValueError(f"unknown AI level(s) {sorted(unknown)}; {slug} has {sorted(_levels(game, extra))}")
     options = game.load_options(options)
+    try:
+        game.check_seats(len(levels), options)
+    except IllegalMove as exc:
+        raise ValueError(exc.message) from None
     budget = budget or {}
     specs = schedule(len(levels), matches, seed)
     results = []

@@ -122,8 +122,9 @@ class Export(MethodView):
 
 
 def import_max_body(config, registry) -> int:
-    """The largest import accepted: the complete log of the longest match any installed game allows."""
-    longest = max((installed.game.info.max_steps for installed in registry), default=0)
+    """The largest import accepted: the complete log of the longest match any installed game allows
+    (``import_max_steps`` entries for a game with no bound on its length)."""
+    longest = max((installed.game.info.max_steps or config.import_max_steps for installed in registry), default=0)
     return config.max_body + config.import_step_bytes * (longest + 1)
 
 

@@ -16,15 +16,19 @@ player count the game allows, and checks on every step that:
 - ``decide`` and ``evolve`` never mutate their inputs;
 - folding the log from scratch gives the incrementally built state;
 - views and redacted events are JSON-serialisable and pass the game's schemas;
+- a value one event's redaction hides from a viewer reaches it through no other
+  event of the step and no event's text (``check_secrets_stay_hidden``);
 - seats that are not active have no legal moves;
-- the match ends within ``info.max_steps``, with a well-formed outcome;
+- the match ends within ``max_steps_for`` its options, with a well-formed outcome;
 - setup is deterministic for a given seed;
 - for games that implement ``sample_state``: a state sampled from a seat's
   view shows that seat exactly the same view (so views and sampling agree on
   what is hidden).
 
 ``PLAYOUTS`` (or the environment variable ``GAMEROOM_PLAYOUTS``) sets how
-many matches each player count gets.
+many matches each player count gets. Playouts use the game's
+``playout_options`` (its defaults unless it names options that bound a
+match); player counts that ``check_seats`` refuses under them are skipped.
 """
 from __future__ import annotations
 
@@ -41,10 +45,24 @@ from ..errors import RuleViolation
 from ..plugin_api import Game, IllegalMove, clone
 
 
+#: The kit's own cap on a playout whose options put no bound on a match, so that a
+#: game that never ends fails instead of hanging the test run.
+UNBOUNDED_PLAYOUT_CAP = 200_000
+
+
 def player_counts(game: Game) -> list[int]:
     lo, hi = game.info.min_players, game.info.max_players
     counts = sorted({lo, hi, (lo + hi) // 2})
     return counts
+
+
+def seats_allowed(game: Game, num_seats: int, options: dict) -> bool:
+    """Whether ``check_seats`` lets ``num_seats`` play with these loaded options."""
+    try:
+        game.check_seats(num_seats, options)
+    except IllegalMove:
+        return False
+    return True
 
 
 def corrupt(move: dict, rnd: random.Random) -> list[dict]:
@@ -98,6 +116,9 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
     schemas = game.schemas()
     move_union, event_union = tagged.variants(schemas, "move"), tagged.variants(schemas, "event")
     opts = game.load_options(options)
+    game.check_seats(num_seats, opts)
+    bound = game.max_steps_for(num_seats, opts)
+    max_steps = UNBOUNDED_PLAYOUT_CAP if bound is None else bound
     entry = setup_entry(game, num_seats, opts, seed)
     assert entry == setup_entry(game, num_seats, opts, seed), "setup is not deterministic for one seed"
     json.dumps(entry)
@@ -118,7 +139,7 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
             json.dumps(result)
             break
         assert active, "a match that is not over must have an active seat"
-        assert steps < game.info.max_steps, f"match exceeded max_steps={game.info.max_steps}"
+        assert steps < max_steps, f"match exceeded max_steps={max_steps} (options {opts})"
         if thorough:
             for seat in [None, *range(num_seats)]:
                 view = game.view(state, seat)
@@ -163,6 +184,10 @@ def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool =
                     json.dumps(red)
                     _check_schema(schemas.event, red, f"event redacted for {viewer}")
                     _check_variant(event_union, red, f"event redacted for {viewer}")
+            names = [f"Seat {i}" for i in range(num_seats)]
+            for viewer in [None, *range(num_seats)]:
+                if viewer != seat:
+                    check_secrets_stay_hidden(game, new["events"], viewer, names)
         folded = apply_entry(game, folded, new)
         if thorough:
             assert state == snapshot, "evolve mutated its input state"
@@ -185,7 +210,8 @@ def check_sampling(game: Game, folded: Folded, num_seats: int, seed: str) -> Non
         assert game.view(sampled, seat) == view, f"sample_state for seat {seat} changed its view"
 
 
-def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400) -> int:
+def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400,
+                   options: dict | None = None, differential: bool = True) -> int:
     """Differential leak test: what a viewer gets must not depend on what it cannot see.
 
     At each step, for each viewer ``v`` (each seat and the spectator, except the
@@ -194,11 +220,14 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400) 
     legal moves must be the same in both; and when the actor's move is legal in
     both and leaves ``v``'s view the same in both (it revealed nothing to
     ``v``), its events redacted for ``v`` must be the same too: a draw shows
-    the same "someone drew 2 cards" whatever the cards are. Returns the number
-    of comparisons made.
+    the same "someone drew 2 cards" whatever the cards are. On every step, for every
+    viewer, :func:`check_secrets_stay_hidden` also runs. ``differential=False``
+    runs only that (for options under which a view forgets what events showed, such
+    as a discard pile of which only the top stays visible). Returns the number of
+    comparisons made.
     """
     rnd = random.Random(seed)
-    entry = setup_entry(game, num_seats, game.load_options({}), seed)
+    entry = setup_entry(game, num_seats, game.load_options(options), seed)
     folded = apply_entry(game, Folded(), {**entry, "version": 1})
     compared = 0
     for _ in range(max_steps):
@@ -210,8 +239,12 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400) 
         move = rnd.choice(game.legal_moves(state, actor))
         rng_seed = f"{seed}:{folded.version}"
         real = game.decide(state, actor, move, _rng(rng_seed))
+        names = [f"Seat {i}" for i in range(num_seats)]
         for viewer in [None, *range(num_seats)]:
             if viewer == actor:
+                continue
+            compared += check_secrets_stay_hidden(game, real, viewer, names)
+            if not differential:
                 continue
             sampler_seat = viewer if viewer is not None else actor
             view = game.view(state, viewer)
@@ -243,11 +276,81 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400) 
             assert mine == theirs, (
                 f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}")
             compared += 1
-        compared += _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats)
+        if differential:
+            compared += _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats)
         for event in real:
             state = game.evolve(state, event)
         folded = Folded(state=state, version=folded.version + 1)
     return compared
+
+
+def _leaves(data, key="", in_list=False):
+    """``(key, value, in_list)`` for every scalar in ``data``; list items take their list's key."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _leaves(v, k)
+    elif isinstance(data, list):
+        for v in data:
+            yield from _leaves(v, key, True)
+    elif data is not None and not isinstance(data, bool):
+        yield key, data, in_list
+
+
+def _kind(key: str) -> str:
+    """``cards`` and ``card`` name the same kind of thing."""
+    return key[:-1] if key.endswith("s") else key
+
+
+def secrets_of(raw: dict, redacted: dict) -> dict:
+    """What redaction hid from a viewer: ``(kind, value)`` of ``raw`` that ``redacted`` lacks,
+    each mapped to whether it was hidden inside a list (an order, a set of cards)."""
+    shown = {(_kind(k), v) for k, v, _ in _leaves(redacted)}
+    return {(_kind(k), v): in_list for k, v, in_list in _leaves(raw)
+            if (_kind(k), v) not in shown and k != "type"}
+
+
+def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: list[str]) -> int:
+    """A secret that one event's redaction hides from ``viewer`` must not reach it through
+    another event of the same step, nor through any event's text.
+
+    Example: ``info_taken`` hides the card a seat took from a hidden pile while
+    ``ability_used`` in the same step still names it. Values are matched by field
+    name (``card`` / ``cards``). A value hidden in one list and shown in another
+    (a shuffled deck's order and the cards a seat drew from it) is not a leak;
+    a single hidden value shown anywhere else, or any value shown alone, is; but a
+    later event of the step that ``reveals`` (all seats have played: show the
+    sealed cards) may show what an earlier one hid. Text is
+    searched for single hidden strings of two characters or more. Returns the number of
+    secrets checked.
+    """
+    redacted = [game.redact(e, viewer) for e in events]
+    checked = 0
+    texts = None
+    for i, (raw, red) in enumerate(zip(events, redacted)):
+        hidden = secrets_of(raw, red)
+        if not hidden:
+            continue
+        checked += len(hidden)
+        for j, other in enumerate(redacted):
+            if j == i or (j > i and game.reveals(events[j])):
+                continue  # a later reveal may make public what this event kept secret
+            carried = sorted((kind, value) for key, value, in_list in _leaves(other)
+                             if (kind := _kind(key), value) in hidden
+                             and not (in_list and hidden[(kind, value)]))
+            assert not carried, (
+                f"{other['type']} shows viewer {viewer} {carried}, which {raw['type']} hides from it:\n"
+                f"{other}")
+        if texts is None:
+            texts = [game.describe(e, viewer, names) for e in redacted]
+        for (kind, value), in_list in hidden.items():
+            if isinstance(value, str) and len(value) >= 2 and not in_list:
+                for j, text in enumerate(texts):
+                    if j > i and game.reveals(events[j]):
+                        continue
+                    assert value not in text, (
+                        f"the text {text!r} shows viewer {viewer} the {kind} {value!r} that "
+                        f"{raw['type']} hides from it")
+    return checked
 
 
 def _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats) -> int:
@@ -316,17 +419,30 @@ class GameConformance:
         json.dumps(subject.load_options({}))
 
     def test_random_playouts(self, subject):
+        options = subject.playout_options
+        played = 0
         for n in player_counts(subject):
+            if not seats_allowed(subject, n, subject.load_options(options)):
+                continue
             for i in range(self.playouts):
                 seed = f"conformance-{subject.info.slug}-{n}-{i}"
-                folded, entries = play_random_match(subject, n, seed, thorough=True)
+                folded, entries = play_random_match(subject, n, seed, thorough=True, options=options)
                 check_sampling(subject, folded, n, seed)
+                played += 1
+        assert played, "check_seats refuses every player count under the playout options"
+
+    def test_seat_counts_outside_the_info_are_refused(self, subject):
+        info, opts = subject.info, subject.load_options(subject.playout_options)
+        for n in (0, info.min_players - 1, info.max_players + 1):
+            if n < info.min_players or n > info.max_players:
+                with pytest.raises(IllegalMove):
+                    subject.check_seats(n, opts)
 
     def test_mid_game_sampling_and_replay(self, subject):
         """Stop half-way, then check sampling and that replay of a prefix is stable."""
         n = subject.info.max_players
         seed = f"midgame-{subject.info.slug}"
-        _, entries = play_random_match(subject, n, seed, thorough=False)
+        _, entries = play_random_match(subject, n, seed, thorough=False, options=subject.playout_options)
         half = entries[: max(1, len(entries) // 2)]
         folded = fold(subject, half)
         assert fold(subject, half).state == folded.state
@@ -337,8 +453,28 @@ class GameConformance:
             return
         compared = 0
         for n in player_counts(subject):
-            compared += check_no_leaks(subject, n, f"leaks-{subject.info.slug}-{n}")
+            if seats_allowed(subject, n, subject.load_options(subject.playout_options)):
+                compared += check_no_leaks(subject, n, f"leaks-{subject.info.slug}-{n}",
+                                           options=subject.playout_options)
+        compared += self._check_hidden_information_options(subject)
         assert compared > 0 or getattr(type(subject), "sample_state") is Game.sample_state
+
+    def _check_hidden_information_options(self, subject) -> int:
+        """Whole matches under each of ``hidden_information_options``, secret tracer only:
+        under such options a view may forget what an event showed (TSE's exchanged cards
+        under a hidden discard pile), which the differential comparison cannot allow for."""
+        compared = 0
+        for k, variant in enumerate(subject.hidden_information_options):
+            options = subject.load_options({**subject.playout_options, **variant})
+            for n in player_counts(subject):
+                if not seats_allowed(subject, n, options):
+                    continue
+                bound = subject.max_steps_for(n, options)
+                for i in range(self.playouts):
+                    compared += check_no_leaks(
+                        subject, n, f"hidden-{subject.info.slug}-{k}-{n}-{i}", options=options,
+                        max_steps=UNBOUNDED_PLAYOUT_CAP if bound is None else bound, differential=False)
+        return compared
 
     def test_unknown_options_are_refused(self, subject):
         from marshmallow import ValidationError

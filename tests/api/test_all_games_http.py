@@ -25,7 +25,7 @@ def test_complete_match_over_http_only(api, matches, slug):
     n = max(2, game.info.min_players)
     match_id, tokens = api.create(slug, _seats(game, n), options=SHORT.get(slug, {}), seed=f"http-{slug}")
     rnd = random.Random(slug)
-    for _ in range(game.info.max_steps):
+    for _ in range(game.max_steps_for(n, game.load_options(SHORT.get(slug, {})))):
         summary = api.get(f"/api/matches/{match_id}").get_json()
         if summary["status"] == "finished":
             break

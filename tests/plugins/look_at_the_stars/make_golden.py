@@ -15,7 +15,8 @@ from service.testing.golden import write_matches
 MATCHES = [
     ("two-seats-default", 2, "golden-lats-2", {}),
     ("five-seats-galaxy", 5, "golden-lats-5", {"power_bonus_card": "galaxy", "point_bonus_card": 7, "live_score": True}),
-    ("solo-new-stars", 1, "golden-lats-1", {"power_bonus_card": "new_stars", "allow_mirror": True}),
+    ("solo-new-stars", 1, "golden-lats-1", {"power_bonus_card": "new_stars", "allow_mirror": True,
+                                         "solo_variant": True}),
 ]
 
 if __name__ == "__main__":

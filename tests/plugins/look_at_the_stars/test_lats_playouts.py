@@ -17,9 +17,9 @@ BULK = int(os.environ.get("GAMEROOM_PLAYOUTS_BULK", "100"))
 SEATS = (1, 2, 5, 8)
 
 
-def options_for(i: int) -> dict:
-    """Cycle through every power kind and the non-default options."""
-    opts = {"power_bonus_card": POWER_KINDS[i % len(POWER_KINDS)]}
+def options_for(i: int, seats: int = 2) -> dict:
+    """Cycle through every power kind and the non-default options (the solo variant for 1 seat)."""
+    opts = {"power_bonus_card": POWER_KINDS[i % len(POWER_KINDS)], "solo_variant": seats == 1 or i % 2 == 1}
     if i % 3 == 1:
         opts.update(decline_consumes_all_pending=True, point_bonus_counting="greedy_scan")
     if i % 4 == 2:
@@ -77,7 +77,7 @@ def invariants(folded) -> None:
 def test_bulk_random_playouts_keep_invariants(seats):
     for i in range(BULK):
         folded, _entries = play_random_match(GAME, seats, f"bulk-{seats}-{i}", thorough=False,
-                                            options=options_for(i), on_step=invariants)
+                                            options=options_for(i, seats), on_step=invariants)
         result = GAME.outcome(folded.state)
         assert len(result["breakdown"]) == seats
         assert [sum(b.values()) for b in result["breakdown"]] == result["scores"]
@@ -91,5 +91,5 @@ def test_bulk_random_playouts_keep_invariants(seats):
 def test_thorough_playout_with_options(seats):
     for i in (2,):
         seed = f"thorough-{seats}-{i}"
-        folded, _ = play_random_match(GAME, seats, seed, thorough=True, options=options_for(i), on_step=invariants)
+        folded, _ = play_random_match(GAME, seats, seed, thorough=True, options=options_for(i, seats), on_step=invariants)
         check_sampling(GAME, folded, seats, seed)

@@ -25,7 +25,7 @@ def test_R1_1_R1_3_X1_X2_distinct_sheets_and_three_piles():
     assert sorted(state["deck"]) == list(range(30))
     assert events[-1] == {"type": "card_revealed", "turn": 1, "pile": 1, "card": state["deck"][0], "reveal": True}
     for n in (1, 2, 5):
-        st, _ = opening(n, seed=f"x{n}")
+        st, _ = opening(n, seed=f"x{n}", solo_variant=n == 1)
         assert len({p["sheet"] for p in st["players"]}) == n
 
 
@@ -213,3 +213,46 @@ def test_describe_is_a_sentence():
     names = ["Ana", "Ben", "Cy"]
     assert GAME.describe(events[0], 0, names).startswith("Ana drew card 2")
     assert GAME.describe(GAME.redact(events[0], 1), 1, names) == "Ana is drawing."
+
+
+# -- LATS section 1 and option solo_variant: who may play -------------------------
+
+def test_section_1_one_player_only_with_solo_variant():
+    with pytest.raises(IllegalMove) as refused:
+        GAME.check_seats(1, GAME.load_options({}))
+    assert refused.value.code == "solo-variant-required"
+    with pytest.raises(IllegalMove):
+        GAME.setup(1, GAME.load_options({}), Rng("solo"))
+    GAME.check_seats(1, GAME.load_options({"solo_variant": True}))
+    state, _ = opening(1, solo_variant=True)
+    assert state["rules"]["solo"] and len(state["players"]) == 1
+
+
+def test_section_1_two_to_eight_players_without_the_option():
+    opts = GAME.load_options({})
+    for n in range(2, 9):
+        GAME.check_seats(n, opts)
+    for n in (0, 9):
+        with pytest.raises(IllegalMove):
+            GAME.check_seats(n, GAME.load_options({"solo_variant": True}))
+
+
+def test_solo_variant_with_several_players_changes_nothing():
+    """Reading: the option *allows* one player; a match of 2+ players is the normal game."""
+    state, _ = opening(2, seed="several", solo_variant=True)
+    assert not state["rules"]["solo"]
+    state = new_state(2, sheets=[0, 1], turn=18, solo_variant=True)
+    for seat in (0, 1):
+        state, _ = step(state, seat, SKIP)
+        state, _ = step(state, seat, CONFIRM)
+    assert GAME.outcome(state)["winners"] == [0, 1]
+
+
+def test_section_1_a_one_seat_match_is_refused_without_solo_variant(plain_matches):
+    from service.errors import ValidationFailed
+
+    with pytest.raises(ValidationFailed) as refused:
+        plain_matches.create("look-at-the-stars", [{"name": "Ana"}])
+    assert refused.value.code == "bad-seat-count" and "solo_variant" in str(refused.value)
+    loaded, tokens = plain_matches.create("look-at-the-stars", [{"name": "Ana"}], options={"solo_variant": True})
+    assert list(tokens) == [0] and loaded.folded.state["rules"]["solo"]

@@ -47,8 +47,10 @@ def test_bulk_random_playouts_conserve_cards_and_tiles(n):
     start, cpu = time.perf_counter(), time.process_time()
     ended = Counter()
     for i in range(BULK):
+        # 100 rounds (B12.4): random play needs thousands of rounds to reach 10 VP; the
+        # defaults (no limit) are played to victory in test_sar_turn_limit.py.
         folded, _ = play_random_match(GAME, n, f"bulk-{n}-{i}", thorough=False,
-                                      on_step=check_invariants)
+                                      options=GAME.playout_options, on_step=check_invariants)
         ended[folded.state["end"]] += 1
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"{n} players: {BULK} playouts in {elapsed:.1f}s wall, {cpu:.1f}s CPU "

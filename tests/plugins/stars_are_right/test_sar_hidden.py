@@ -32,7 +32,7 @@ def test_H1_H2_views_show_own_hand_only():
 
 
 def test_H2_H4_redacted_events_never_leak_hands_or_deck_order():
-    _folded, entries = play_random_match(GAME, 3, "hidden-1", thorough=False)
+    _folded, entries = play_random_match(GAME, 3, "hidden-1", thorough=False, options=GAME.playout_options)
     for entry in entries:
         for event in entry["events"]:
             for seat in (None, 0, 1, 2):
@@ -63,7 +63,7 @@ def test_H3_dhole_look_only_for_its_user_in_card_id_order():
 
 
 def test_H5_sampled_states_keep_the_view_and_hide_the_rest():
-    folded, _ = play_random_match(GAME, 4, "hidden-2", thorough=False)
+    folded, _ = play_random_match(GAME, 4, "hidden-2", thorough=False, options=GAME.playout_options)
     state = folded.state
     for seat in range(4):
         view = GAME.view(state, seat)

@@ -17,7 +17,7 @@ JUNK = [None, True, -1, 0, 25, 76, 10_000, "", "row", "draw", 1.5, [], [1], [0, 
 
 def test_fuzzed_moves_raise_only_illegal_move():
     rnd = random.Random(3)
-    _folded, entries = play_random_match(GAME, 3, "fuzz", thorough=False)
+    _folded, entries = play_random_match(GAME, 3, "fuzz", thorough=False, options=GAME.playout_options)
     # Replay the match and take states from every phase.
     samples = [fold(GAME, entries[:k]).state for k in range(1, len(entries), 23)]
     seen_phases = {s["phase"] for s in samples}

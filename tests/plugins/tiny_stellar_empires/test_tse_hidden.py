@@ -138,3 +138,74 @@ def test_H4_deck_order_is_hidden_from_everyone_in_events():
             if event["type"] == "deck_formed":
                 for viewer in (None, 0, 1):
                     assert G.redact(event, viewer)["deck"] is None
+
+
+def _info_step(discard_pile_public):
+    """Seat 0 plays Quillon (E03, Info on side B), pays E30, and takes E01 from the pile."""
+    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"],
+                     options={"discard_pile_public": discard_pile_public})
+    state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
+    state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
+    return step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
+
+
+def test_H5_the_card_info_takes_from_a_hidden_pile_reaches_no_other_seat():
+    """Every path an entry takes to a client (history, stream, export, move response)
+    goes through redact_entry: events and their text."""
+    from service.core.matches import redact_entry
+
+    state, events = _info_step(False)
+    entry = {"version": 9, "kind": "move", "seat": 0, "events": events,
+             "move": {"type": "use_ability", "source": "E03", "card": "E01"}}
+    names = ["Ana", "Bo"]
+    used = [e for e in events if e["type"] == "ability_used"][0]
+    assert used["card"] == "E01"  # the log keeps it: the user chose it
+    for viewer in (1, None):
+        shown = redact_entry(G, entry, viewer, names)
+        assert "E01" not in json.dumps(shown), shown
+        assert "move" not in shown
+        assert G.redact(used, viewer) == {**used, "card": None}
+        assert "E01" not in public_text(G.view(state, viewer))
+    mine = redact_entry(G, entry, 0, names)
+    assert "E01" in json.dumps(mine["events"]) and any("E01" in t for t in mine["text"])
+    # Once the match is over, its whole history is public (architecture section 5).
+    assert "E01" in json.dumps(redact_entry(G, entry, 1, names, public=True))
+
+
+def test_H1_with_a_public_pile_everyone_sees_the_card_info_takes():
+    from service.core.matches import redact_entry
+
+    _state, events = _info_step(True)
+    entry = {"version": 9, "kind": "move", "seat": 0, "events": events}
+    for viewer in (1, None):
+        shown = redact_entry(G, entry, viewer, ["Ana", "Bo"])
+        taken = [e for e in shown["events"] if e["type"] == "info_taken"][0]
+        used = [e for e in shown["events"] if e["type"] == "ability_used"][0]
+        assert taken["card"] == used["card"] == "E01"
+        assert any("takes E01 from the discard pile" in t for t in shown["text"])
+
+
+def test_T19_H5_a_deferred_info_with_a_hidden_pile_shows_the_pile_and_card_to_its_user_only():
+    """Options one_shot_timing = any_own_turn and discard_pile_public = false together."""
+    from service.core.matches import redact_entry
+
+    opts = {"one_shot_timing": "any_own_turn", "discard_pile_public": False}
+    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts)
+    state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
+    state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
+    state, _ = step(G, state, 0, {"type": "decline_ability", "source": "E03"})
+    for seat, move in ((0, {"type": "end_attacks"}), (0, {"type": "end_turn"}),
+                       (1, {"type": "exchange", "cards": []}), (1, {"type": "skip_empire"}),
+                       (1, {"type": "end_attacks"}), (1, {"type": "end_turn"})):
+        state, _ = step(G, state, seat, move)
+    # Seat 0's next turn: the deferred Info lets it (and only it) look through the pile.
+    assert G.view(state, 0)["discard"] is not None and "E01" in G.view(state, 0)["discard"]
+    assert G.view(state, 1)["discard"] is None and G.view(state, None)["discard"] is None
+    uses = [m for m in G.legal_moves(state, 0) if m["type"] == "use_ability"]
+    assert {"type": "use_ability", "source": "E03", "card": "E01"} in uses
+    state, events = step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
+    entry = {"version": 20, "kind": "move", "seat": 0, "events": events}
+    for viewer in (1, None):
+        assert "E01" not in json.dumps(redact_entry(G, entry, viewer, ["Ana", "Bo"]))
+        assert "E01" not in public_text(G.view(state, viewer))
+    assert "E01" in G.view(state, 0)["hand"]
