@@ -82,12 +82,13 @@ def serve(config: Config, host, port, workers, ai_workers):
         ai = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
               for _ in range(ai_workers)]
         try:
-            from .serving import gunicorn_settings, raise_open_files_limit
+            from .serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
             click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
             raise_open_files_limit()
+            quiet_late_ssl_patch_warning()
             GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
         except SystemExit:
             if os.getpid() != parent:
