@@ -58,6 +58,13 @@ def test_a_finished_match_stream_sends_its_last_entries_then_ends_and_a_reconnec
     assert done.status_code == 204 and done.get_data() == b""
 
 
+def test_resuming_after_a_version_the_match_does_not_have_is_refused(api, expect_problem):
+    match_id, _ = api.create(game="tic-tac-toe", seats=[{"name": "X"}, {"name": "O"}])
+    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "2"}), 400,
+                   "bad-last-event-id")
+    expect_problem(api.get(f"/api/matches/{match_id}/stream?after=99"), 400, "bad-last-event-id")
+
+
 def _entries(body):
     frames = []
     for block in body.split("\n\n"):
