@@ -163,12 +163,13 @@ def serve(config: Config, host, port, workers, ai_workers):
         env = {**os.environ, "GAMEROOM_REDIS_URL": url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
-            from .serving import gunicorn_settings, raise_open_files_limit
+            from .serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
             click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
             raise_open_files_limit()
+            quiet_late_ssl_patch_warning()
             GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
         finally:
             # gunicorn ends its arbiter and its workers with SystemExit: its code (non-zero when it

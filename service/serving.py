@@ -13,6 +13,7 @@ this choice.
 from __future__ import annotations
 
 import resource
+import warnings
 
 from .config import Config
 
@@ -55,3 +56,16 @@ def raise_open_files_limit() -> int:
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return hard
+
+
+def quiet_late_ssl_patch_warning() -> None:
+    """Silence gevent's warning that ``ssl`` was imported before the worker patched it.
+
+    ``gameroom serve`` imports redis-py (which imports ``ssl``) in the master
+    to start the embedded Redis; each gevent worker then patches after the
+    fork. The warning is about SSL objects made before patching (and a
+    recursion bug of Python 3.6); the master makes none, and every Redis
+    connection, TLS or not, is made in the worker after patching. The filter
+    is inherited by the forked workers.
+    """
+    warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl has already been imported")

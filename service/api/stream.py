@@ -165,6 +165,9 @@ class Stream(MethodView):
         matches = current_app.extensions["gameroom"]
         loaded, seat = caller(matches, match_id, allow_query=True)
         after = _start_version()
+        if after > loaded.version:  # no such version: waiting for it would show nothing, ever
+            raise BadRequest(f"The match has versions up to {loaded.version}; resume from one of them.",
+                             code="bad-last-event-id")
         if after >= loaded.version and _finished(matches, loaded):
             return Response(status=204)
         config = current_app.config["GAMEROOM"]

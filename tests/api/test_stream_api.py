@@ -1,4 +1,10 @@
-"""The live stream's contract in-process: caps with Retry-After, the end of a finished match."""
+"""The live stream's contract in-process: caps with Retry-After, the end of a finished match,
+each caller's own redaction."""
+import json
+import random
+import threading
+import time
+
 import pytest
 
 from service import create_app
@@ -50,3 +56,53 @@ def test_a_finished_match_stream_sends_its_last_entries_then_ends_and_a_reconnec
     assert ": keep-alive" not in body  # it ended at once, without waiting
     done = api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "6"})
     assert done.status_code == 204 and done.get_data() == b""
+
+
+def test_resuming_after_a_version_the_match_does_not_have_is_refused(api, expect_problem):
+    match_id, _ = api.create(game="tic-tac-toe", seats=[{"name": "X"}, {"name": "O"}])
+    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "2"}), 400,
+                   "bad-last-event-id")
+    expect_problem(api.get(f"/api/matches/{match_id}/stream?after=99"), 400, "bad-last-event-id")
+
+
+def _entries(body):
+    frames = []
+    for block in body.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if fields.get("event") == "entry":
+            frames.append(json.loads(fields["data"]))
+    return frames
+
+
+def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, redis_client, registry, api):
+    """Streams of one match share the hub's entries and the encoded frames of one seat:
+    every stream still carries exactly its own caller's redaction, as /events does."""
+    match_id, tokens = api.create(game="tiny-stellar-empires", seats=[{"name": "A"}, {"name": "B"}])
+    start = api.state(match_id)["version"]
+    callers = {"seat0": tokens[0], "seat0-again": tokens[0], "seat1": tokens[1], "spectator": None}
+    bodies = {}
+
+    def listen(name, token):
+        path = f"/api/matches/{match_id}/stream" + (f"?token={token}" if token else "")
+        bodies[name] = app.test_client().get(path, headers={"Last-Event-ID": str(start)}).get_data(as_text=True)
+
+    # Streams that stay open while the moves are played (up to 10 s), in a second app on the same Redis.
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off", "sse_max_age": 10.0}, registry)
+    listeners = [threading.Thread(target=listen, args=item) for item in callers.items()]
+    for t in listeners:
+        t.start()
+    time.sleep(0.5)
+    rnd = random.Random(7)
+    for _ in range(8):
+        summary = api.get(f"/api/matches/{match_id}").get_json()
+        if summary["status"] == "finished":
+            break
+        seat = rnd.choice(summary["active_seats"])
+        assert api.move(match_id, tokens[seat], rnd.choice(api.legal(match_id, tokens[seat]))).status_code == 201
+    for t in listeners:
+        t.join(15)
+    seen = {name: _entries(body) for name, body in bodies.items()}
+    for name, token in callers.items():
+        history = api.get(f"/api/matches/{match_id}/events?after={start}", token=token).get_json()["entries"]
+        assert seen[name] == history and len(history) >= 8, name
+    assert seen["seat0"] != seen["seat1"] != seen["spectator"]  # hidden hands: the views differ
