@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg examples/tic_tac_toe/setup.cfg
 
-.PHONY: run test install openapi bench fuzz clean help
+.PHONY: run test lint format install openapi bench fuzz clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,15 @@ run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + on
 
 test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core and eventstore
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(STAMP)  ## let ruff fix what it can and format the tree
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 # The fuzz target: schemathesis (every check, every phase, stateful along the OpenAPI
 # links) against a real `gameroom serve`; `make test` runs a bounded version of it.

@@ -5,6 +5,7 @@ facts about the run that go into ``--json`` files. The project rule applies:
 figures are reported as ratios against a baseline measured in the same run,
 because the machines are shared and noisy.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -23,8 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as ``python bench/x.py`` from anywhere
     sys.path.insert(0, str(ROOT))
 
-from service.ai.report import percentile  # noqa: E402  (the linear-interpolation quantile; re-exported)
-
 
 @contextlib.contextmanager
 def redis_for_bench(url: str | None, appendfsync: str = "always"):
@@ -39,7 +38,7 @@ def redis_for_bench(url: str | None, appendfsync: str = "always"):
     if url:
         yield url, (lambda: redis.Redis.from_url(url))
         return
-    from service.eventstore.embedded import EmbeddedRedis
+    from gameroom.eventstore.embedded import EmbeddedRedis
 
     tmp = tempfile.mkdtemp(prefix="gameroom-bench-")
     try:
@@ -80,8 +79,17 @@ def _loadavg():
 
 def _git_revision() -> str | None:
     try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
-                              text=True, timeout=10, check=False).stdout.strip() or None
+        return (
+            subprocess.run(
+                ["git", "describe", "--always", "--dirty"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         return None
 

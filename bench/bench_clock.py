@@ -13,6 +13,7 @@ interleaved rounds in shuffled order; ratios are per round, then the median:
 
 Run: ``.venv/bin/python bench/bench_clock.py [--entries N] [--rounds R] [--json PATH]`` (~10 s).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402,F401  (puts the project on sys.path)
 from bench_store import Counter, make_entries  # noqa: E402
 
-from service.core import decider  # noqa: E402
-from service.core.decider import Folded  # noqa: E402
+from gameroom.core import decider  # noqa: E402
+from gameroom.core.decider import Folded  # noqa: E402
 
 
 class TurnCounter(Counter):
@@ -58,11 +59,14 @@ def run(n: int, rounds: int, seed: int = 1) -> dict:
     plain = make_entries(n, seed=seed)
     clocked = [dict(e) for e in plain]
     clocked[0] = {**clocked[0], "lifecycle": CLOCK, "started": True}
-    variants = {"baseline": (decider._apply_entry, plain), "plain": (decider.apply_entry, plain),
-                "clocked": (decider.apply_entry, clocked)}
+    variants = {
+        "baseline": (decider._apply_entry, plain),
+        "plain": (decider.apply_entry, plain),
+        "clocked": (decider.apply_entry, clocked),
+    }
     rnd = random.Random(seed)
     times = {k: [] for k in variants}
-    for name, (step, entries) in variants.items():  # warm up
+    for step, entries in variants.values():  # warm up
         _fold(step, entries[: min(200, n)])
     for _ in range(rounds):
         order = list(variants)
@@ -70,24 +74,36 @@ def run(n: int, rounds: int, seed: int = 1) -> dict:
         for name in order:
             step, entries = variants[name]
             times[name].append(_fold(step, entries))
-    ratios = {name: statistics.median(t / b for t, b in zip(times[name], times["baseline"]))
-              for name in ("plain", "clocked")}
-    return {"entries": n, "rounds": rounds, "ratio_vs_baseline": ratios,
-            "median_seconds": {k: statistics.median(v) for k, v in times.items()},
-            "per_entry_us": {k: statistics.median(v) / n * 1e6 for k, v in times.items()}}
+    ratios = {
+        name: statistics.median(t / b for t, b in zip(times[name], times["baseline"]))
+        for name in ("plain", "clocked")
+    }
+    return {
+        "entries": n,
+        "rounds": rounds,
+        "ratio_vs_baseline": ratios,
+        "median_seconds": {k: statistics.median(v) for k, v in times.items()},
+        "per_entry_us": {k: statistics.median(v) / n * 1e6 for k, v in times.items()},
+    }
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--entries", type=int, default=5000, help="entries per fold (default 5000)")
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default 9)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     result = run(args.entries, args.rounds)
-    print(f"fold of {args.entries} entries, median of {args.rounds} rounds (ratio against the fold without the hook):")
+    print(
+        f"fold of {args.entries} entries, median of {args.rounds} rounds (ratio against the fold without the hook):"
+    )
     for name in ("plain", "clocked"):
-        print(f"  {name:8s} x{result['ratio_vs_baseline'][name]:.2f}  "
-              f"({result['per_entry_us'][name]:.1f} µs/entry; baseline {result['per_entry_us']['baseline']:.1f})")
+        print(
+            f"  {name:8s} x{result['ratio_vs_baseline'][name]:.2f}  "
+            f"({result['per_entry_us'][name]:.1f} µs/entry; baseline {result['per_entry_us']['baseline']:.1f})"
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2))

@@ -14,6 +14,7 @@ the 10,000-entry p50 within 1.25x of the 10-entry p50.
 
     .venv/bin/python bench/bench_history.py [--repeat 200] [--json out.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,12 @@ import types
 
 from marshmallow import Schema, fields
 
-from service.application import Matches
-from service.eventstore import EventStore
-from service.eventstore.embedded import EmbeddedRedis
-from service.eventstore.records import MatchRecords
-from service.plugin_api import Game, GameInfo, GameSchemas, hookimpl
-from service.registry import build_registry
+from gameroom.application import Matches
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.embedded import EmbeddedRedis
+from gameroom.eventstore.records import MatchRecords
+from gameroom.plugin_api import Game, GameInfo, GameSchemas, hookimpl
+from gameroom.registry import build_registry
 
 
 class _Any(Schema):
@@ -89,7 +90,9 @@ def _pct(values, q):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lengths", default="10,1000,10000", help="history lengths to measure")
     parser.add_argument("--repeat", type=int, default=150, help="samples per measurement")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -110,7 +113,7 @@ def main(argv=None):
             loaded, _ = builder.create("bench-tally", [{"name": "A"}, {"name": "B"}], seed="bench")
             match_id = loaded.record.id
             t0 = time.perf_counter()
-            for v in range(1, n):
+            for _v in range(1, n):
                 builder.submit(match_id, builder.load(match_id).folded.state["turn"], {"type": "add"})
             build = time.perf_counter() - t0
             loads, cold_moves, warm_moves = [], [], []
@@ -131,23 +134,31 @@ def main(argv=None):
                 warm.submit(match_id, turn, {"type": "add"})
                 warm_moves.append(time.perf_counter() - t)
             results[n] = {
-                "entries": n, "build_s": round(build, 2),
-                "load_p50_ms": _pct(loads, 0.5), "load_p95_ms": _pct(loads, 0.95),
-                "cold_move_p50_ms": _pct(cold_moves, 0.5), "cold_move_p95_ms": _pct(cold_moves, 0.95),
-                "warm_move_p50_ms": _pct(warm_moves, 0.5), "warm_move_p95_ms": _pct(warm_moves, 0.95),
+                "entries": n,
+                "build_s": round(build, 2),
+                "load_p50_ms": _pct(loads, 0.5),
+                "load_p95_ms": _pct(loads, 0.95),
+                "cold_move_p50_ms": _pct(cold_moves, 0.5),
+                "cold_move_p95_ms": _pct(cold_moves, 0.95),
+                "warm_move_p50_ms": _pct(warm_moves, 0.5),
+                "warm_move_p95_ms": _pct(warm_moves, 0.95),
             }
             print(f"  built a {n}-entry match in {build:.1f}s", file=sys.stderr)
     base = results[lengths[0]]
-    print(f"\n{'entries':>8} {'load p50':>9} {'p95':>7} {'ratio':>6} | {'cold move p50':>13} {'p95':>7} {'ratio':>6}"
-          f" | {'warm move p50':>13} {'p95':>7} {'ratio':>6}")
+    print(
+        f"\n{'entries':>8} {'load p50':>9} {'p95':>7} {'ratio':>6} | {'cold move p50':>13} {'p95':>7} {'ratio':>6}"
+        f" | {'warm move p50':>13} {'p95':>7} {'ratio':>6}"
+    )
     for n in lengths:
         r = results[n]
         r["load_ratio"] = r["load_p50_ms"] / base["load_p50_ms"]
         r["cold_move_ratio"] = r["cold_move_p50_ms"] / base["cold_move_p50_ms"]
         r["warm_move_ratio"] = r["warm_move_p50_ms"] / base["warm_move_p50_ms"]
-        print(f"{n:>8} {r['load_p50_ms']:>7.2f}ms {r['load_p95_ms']:>5.2f}ms {r['load_ratio']:>5.2f}x |"
-              f" {r['cold_move_p50_ms']:>11.2f}ms {r['cold_move_p95_ms']:>5.2f}ms {r['cold_move_ratio']:>5.2f}x |"
-              f" {r['warm_move_p50_ms']:>11.2f}ms {r['warm_move_p95_ms']:>5.2f}ms {r['warm_move_ratio']:>5.2f}x")
+        print(
+            f"{n:>8} {r['load_p50_ms']:>7.2f}ms {r['load_p95_ms']:>5.2f}ms {r['load_ratio']:>5.2f}x |"
+            f" {r['cold_move_p50_ms']:>11.2f}ms {r['cold_move_p95_ms']:>5.2f}ms {r['cold_move_ratio']:>5.2f}x |"
+            f" {r['warm_move_p50_ms']:>11.2f}ms {r['warm_move_p95_ms']:>5.2f}ms {r['warm_move_ratio']:>5.2f}x"
+        )
     worst = max(results[lengths[-1]][k] for k in ("load_ratio", "cold_move_ratio", "warm_move_ratio"))
     print(f"\nlongest history vs shortest, worst p50 ratio: {worst:.2f}x (target <= 1.25x)")
     if args.json:

@@ -25,6 +25,7 @@ the API worker's RSS with the memory per open stream against N = 0.
 Targets (issue 14): at 2,000 streams move p99 <= 2x its p99 at 0,
 delivery p99 <= 250 ms, no stream dropped, every health check answered.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import percentile, redis_for_bench, run_facts  # noqa: E402
 
-from service.serving import raise_open_files_limit  # noqa: E402
-from service.testing.live_server import LiveServer, http as call  # noqa: E402
+from gameroom.serving import raise_open_files_limit  # noqa: E402
+from gameroom.testing.live_server import LiveServer  # noqa: E402
+from gameroom.testing.live_server import http as call
 
 MATCHES = 200
 
@@ -55,6 +57,7 @@ def _q(values, p):
 
 
 # -- the move client (its own process) ---------------------------------------
+
 
 def move_client(port, games, play, duration, out):
     """Moves for ``duration`` s; ``play`` (match -> turn and piles) comes back updated for the next phase."""
@@ -68,8 +71,12 @@ def move_client(port, games, play, duration, out):
         pile = next(p for p, n in enumerate(now["piles"]) if n)
         body = json.dumps({"move": {"type": "take", "pile": pile, "count": 1}}).encode()
         start = time.perf_counter_ns()
-        conn.request("POST", f"/api/matches/{match_id}/moves", body,
-                     {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[now['turn']]}"})
+        conn.request(
+            "POST",
+            f"/api/matches/{match_id}/moves",
+            body,
+            {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[now['turn']]}"},
+        )
         response = conn.getresponse()
         reply = json.loads(response.read())
         samples.append((time.perf_counter_ns() - start) / 1e9)
@@ -81,7 +88,9 @@ def move_client(port, games, play, duration, out):
 
 
 def worker_rss_kb(server) -> int:
-    pids = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True).stdout.split()
+    pids = subprocess.run(
+        ["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True
+    ).stdout.split()
     total = 0
     for pid in pids:
         with open(f"/proc/{pid}/status") as f:
@@ -101,8 +110,12 @@ def health_checker(base, stop, results):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--streams", default="0,500,1000,2000", help="open-stream counts, ascending (default 0,500,1000,2000)")
-    p.add_argument("--duration", type=float, default=10.0, help="seconds of moves per stream count (default 10)")
+    p.add_argument(
+        "--streams", default="0,500,1000,2000", help="open-stream counts, ascending (default 0,500,1000,2000)"
+    )
+    p.add_argument(
+        "--duration", type=float, default=10.0, help="seconds of moves per stream count (default 10)"
+    )
     p.add_argument("--redis-url", default=None, help="use this Redis instead of a throwaway embedded one")
     p.add_argument("--json", default=None, help="write the figures to this file")
     args = p.parse_args(argv)
@@ -112,13 +125,19 @@ def main(argv=None) -> int:
     ctx = mp.get_context("fork")
     rows = []
     with redis_for_bench(args.redis_url) as (url, client_factory), tempfile.TemporaryDirectory() as tmp:
-        env = {"GAMEROOM_SSE_MAX_STREAMS_PER_CLIENT": "0", "GAMEROOM_SSE_MAX_STREAMS": str(max(counts) + 100),
-               "GAMEROOM_AI_MODE": "off"}
+        env = {
+            "GAMEROOM_SSE_MAX_STREAMS_PER_CLIENT": "0",
+            "GAMEROOM_SSE_MAX_STREAMS": str(max(counts) + 100),
+            "GAMEROOM_AI_MODE": "off",
+        }
         with LiveServer(url, Path(tmp), env=env) as server:
             games, play = [], {}
             for _ in range(MATCHES):
-                status, created = call("POST", server.base + "/api/matches", {
-                    "game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "options": {"piles": [20] * 8}})
+                status, created = call(
+                    "POST",
+                    server.base + "/api/matches",
+                    {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "options": {"piles": [20] * 8}},
+                )
                 assert status == 201, created
                 match_id = created["match"]["id"]
                 games.append((match_id, {int(k): v for k, v in created["tokens"].items()}))
@@ -149,8 +168,9 @@ def main(argv=None) -> int:
                 mq = ctx.Queue()
                 for r in readers:
                     r["conn"].send(("go",))
-                mover = ctx.Process(target=move_client, args=(server.port, games, play, args.duration, mq),
-                                    daemon=True)
+                mover = ctx.Process(
+                    target=move_client, args=(server.port, games, play, args.duration, mq), daemon=True
+                )
                 checker.start()
                 mover.start()
                 moved = mq.get(timeout=args.duration + 120)
@@ -164,11 +184,17 @@ def main(argv=None) -> int:
                 checker.join()
                 delays = [d for g in got for d in g["delays"]]
                 row = {
-                    "streams": n, "moves": len(moved["moves"]), "move_errors": moved["errors"],
-                    "move_p50_ms": _q(moved["moves"], 50), "move_p99_ms": _q(moved["moves"], 99),
-                    "deliveries": len(delays), "delivery_p50_ms": _q(delays, 50), "delivery_p99_ms": _q(delays, 99),
+                    "streams": n,
+                    "moves": len(moved["moves"]),
+                    "move_errors": moved["errors"],
+                    "move_p50_ms": _q(moved["moves"], 50),
+                    "move_p99_ms": _q(moved["moves"], 99),
+                    "deliveries": len(delays),
+                    "delivery_p50_ms": _q(delays, 50),
+                    "delivery_p99_ms": _q(delays, 99),
                     "dropped": sum(g["closed"] for g in got) + (n - sum(g["served"] for g in got)),
-                    "health_answered": sum(1 for s, _ in health if s == 200), "health_checks": len(health),
+                    "health_answered": sum(1 for s, _ in health if s == 200),
+                    "health_checks": len(health),
                     "health_p99_ms": _q([t for _, t in health], 99),
                     "worker_rss_mb": round(rss / 1024, 1),
                     "kb_per_stream": round((rss - rss0) / n, 1) if n else None,
@@ -179,23 +205,34 @@ def main(argv=None) -> int:
                 r["conn"].send(("exit",))
                 r["proc"].join(30)
     base = rows[0]
-    print(f"\nmoves with N open streams on one API process (gevent), {args.duration:.0f} s each; "
-          f"baseline N={base['streams']}")
-    print(f"{'N':>6} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'p99/base':>8} {'deliv':>7} {'d p50':>6} "
-          f"{'d p99':>6} {'dropped':>7} {'health':>7} {'RSS MB':>7} {'KB/str':>7}")
+    print(
+        f"\nmoves with N open streams on one API process (gevent), {args.duration:.0f} s each; "
+        f"baseline N={base['streams']}"
+    )
+    print(
+        f"{'N':>6} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'p99/base':>8} {'deliv':>7} {'d p50':>6} "
+        f"{'d p99':>6} {'dropped':>7} {'health':>7} {'RSS MB':>7} {'KB/str':>7}"
+    )
     for r in rows:
         ratio = r["move_p99_ms"] / base["move_p99_ms"] if base["move_p99_ms"] else float("nan")
-        print(f"{r['streams']:>6} {r['moves']:>6} {r['move_p50_ms']:>7} {r['move_p99_ms']:>7} {ratio:>8.2f} "
-              f"{r['deliveries']:>7} {r['delivery_p50_ms'] or '-':>6} {r['delivery_p99_ms'] or '-':>6} "
-              f"{r['dropped']:>7} {r['health_answered']:>3}/{r['health_checks']:<3} {r['worker_rss_mb']:>7} "
-              f"{r['kb_per_stream'] or '-':>7}")
+        print(
+            f"{r['streams']:>6} {r['moves']:>6} {r['move_p50_ms']:>7} {r['move_p99_ms']:>7} {ratio:>8.2f} "
+            f"{r['deliveries']:>7} {r['delivery_p50_ms'] or '-':>6} {r['delivery_p99_ms'] or '-':>6} "
+            f"{r['dropped']:>7} {r['health_answered']:>3}/{r['health_checks']:<3} {r['worker_rss_mb']:>7} "
+            f"{r['kb_per_stream'] or '-':>7}"
+        )
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"facts": run_facts(), "duration_s": args.duration, "matches": MATCHES, "rows": rows}, f, indent=1)
+            json.dump(
+                {"facts": run_facts(), "duration_s": args.duration, "matches": MATCHES, "rows": rows},
+                f,
+                indent=1,
+            )
     return 0
 
 
 # -- a stream reader (its own process) -----------------------------------------
+
 
 def _reader_loop(port, paths, conn, out):
     """A stream reader process that measures one phase at a time, keeping its streams open between phases."""
@@ -243,8 +280,10 @@ def _reader_loop(port, paths, conn, out):
             break
         if command == "phase":
             deadline = time.monotonic() + 120
-            while (sum(1 for st in socks.values() if st["entries"]) + state["closed"] < len(socks)
-                   and time.monotonic() < deadline):
+            while (
+                sum(1 for st in socks.values() if st["entries"]) + state["closed"] < len(socks)
+                and time.monotonic() < deadline
+            ):
                 read_ready(0.2)
             conn.send("ready")
             assert conn.recv()[0] == "go"
@@ -258,8 +297,13 @@ def _reader_loop(port, paths, conn, out):
                 if len(state["delays"]) == before:
                     break
             state["measuring"] = False
-            out.put({"delays": state["delays"], "closed": state["closed"],
-                     "served": sum(1 for st in socks.values() if st["head"])})
+            out.put(
+                {
+                    "delays": state["delays"],
+                    "closed": state["closed"],
+                    "served": sum(1 for st in socks.values() if st["head"]),
+                }
+            )
     for s in socks:
         s.close()
 

@@ -2,16 +2,17 @@
 
 The hot path of rules and AI is "which cards of this hand are summonable on
 this sky". This script times it for the bitmask matcher
-(``plugins.stars_are_right.matcher``: precomputed placements, one AND and
+(``gameroom.plugins.stars_are_right.matcher``: precomputed placements, one AND and
 compare per placement, backtracking for disjoint groups) and, in the same run
 on the same random skies, for the naive reference
-(``plugins.stars_are_right.naive``: rotate, anchor and compare cell by cell).
+(``gameroom.plugins.stars_are_right.naive``: rotate, anchor and compare cell by cell).
 Machines are noisy, so only the printed ratio is meaningful.
 
 Usage (from the repository root)::
 
     .venv/bin/python bench/bench_sar_matcher.py [--skies 200] [--mirror]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from plugins.stars_are_right.matcher import pack_sky, visible
-from plugins.stars_are_right.naive import naive_visible
+from gameroom.plugins.stars_are_right.matcher import pack_sky, visible
+from gameroom.plugins.stars_are_right.naive import naive_visible
 
 
 def random_skies(count: int, seed: int = 1) -> list[tuple[list, list]]:
@@ -48,8 +49,9 @@ def run(skies, cards, opts, fast: bool) -> tuple[float, int, int]:
     else:
         for sky, faces in skies:
             for card in cards:
-                found += naive_visible(card, sky, faces, opts["allow_mirror"],
-                                       opts["dark_cells_may_overhang"])
+                found += naive_visible(
+                    card, sky, faces, opts["allow_mirror"], opts["dark_cells_may_overhang"]
+                )
     return time.perf_counter() - start, len(skies) * len(cards), found
 
 
@@ -66,8 +68,7 @@ def main(argv=None):
     naive_t, _, naive_found = run(skies, cards, opts, False)
     assert fast_found == naive_found, "the matchers disagree"
     fast_rate, naive_rate = checks / fast_t, checks / naive_t
-    print(f"skies={len(skies)} cards={len(cards)} checks={checks} mirror={args.mirror} "
-          f"visible={fast_found}")
+    print(f"skies={len(skies)} cards={len(cards)} checks={checks} mirror={args.mirror} visible={fast_found}")
     print(f"fast  matcher: {fast_rate:12,.0f} checks/s")
     print(f"naive matcher: {naive_rate:12,.0f} checks/s")
     print(f"ratio fast/naive: {fast_rate / naive_rate:.1f}x")

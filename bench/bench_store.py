@@ -7,7 +7,7 @@ appendfsync always, unix socket) or ``--redis-url``:
     version check, XADD, idempotency record), sequential, one client, entries
     of 300-600 bytes of JSON, without and with an idempotency key;
 (b) full replay: ``EventStore.read`` (XRANGE + JSON decoding) plus
-    ``service.core.decider.fold`` over 100 / 1,000 / 10,000 entries of a
+    ``gameroom.core.decider.fold`` over 100 / 1,000 / 10,000 entries of a
     trivial counter game defined here (once with no undo barrier at all, as in
     a game without randomness or hidden information, and once with a barrier
     every 10th entry), and the same for random matches of every installed
@@ -23,6 +23,7 @@ so that a noisy neighbour slows both sides of a ratio alike.
     .venv/bin/python bench/bench_store.py --appends 10000 --rounds 9 --sizes 100,1000,10000,50000
     .venv/bin/python bench/bench_store.py --redis-url redis://127.0.0.1:6379/15 --json bench/out/store.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,16 +38,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import fmt, median, percentile, redis_for_bench, run_facts, write_json
 
-from service.core import decider
-from service.core.decider import Folded
-from service.eventstore import keys
-from service.eventstore.redis_streams import EventStore
-from service.plugin_api import Game, GameInfo
+from gameroom.core import decider
+from gameroom.core.decider import Folded
+from gameroom.eventstore import keys
+from gameroom.eventstore.redis_streams import EventStore
+from gameroom.plugin_api import Game, GameInfo
 
 PREFIX = "bench-store-"
 
 
 # -- a trivial game, for replay cost without rules cost ------------------------
+
 
 class Counter(Game):
     """Every event adds ``n`` to a total. ``evolve`` is as cheap as a fold step can be."""
@@ -63,25 +65,59 @@ COUNTER = Counter()
 _WORDS = ["sky", "tile", "push", "swap", "flip", "summon", "card", "route", "raid", "envoy", "star", "line"]
 
 
-def make_entries(count: int, *, seed: int = 1, barrier_every: int = 0, lo: int = 300, hi: int = 600) -> list[dict]:
+def make_entries(
+    count: int, *, seed: int = 1, barrier_every: int = 0, lo: int = 300, hi: int = 600
+) -> list[dict]:
     """``count`` entries shaped like ``decider.decide`` output, each 300-600 bytes of JSON.
 
     Entry 1 is the setup (a barrier, as in every match). With ``barrier_every``
     = k, every k-th move entry has ``drew`` set (an undo barrier); 0: none.
     """
     rnd = random.Random(seed)
-    entries = [{"kind": "setup", "seat": None, "game": "bench-counter", "num_seats": 2, "options": {},
-                "events": [{"type": "started"}], "drew": False, "reveal": True, "rules_version": 1,
-                "time": 1764445000.0}]
+    entries = [
+        {
+            "kind": "setup",
+            "seat": None,
+            "game": "bench-counter",
+            "num_seats": 2,
+            "options": {},
+            "events": [{"type": "started"}],
+            "drew": False,
+            "reveal": True,
+            "rules_version": 1,
+            "time": 1764445000.0,
+        }
+    ]
     for v in range(2, count + 1):
         seat = v % 2
         target = rnd.randint(lo, hi)
-        move = {"type": rnd.choice(_WORDS), "tile": [rnd.randrange(8), rnd.randrange(8)], "card": f"c-{rnd.randrange(90)}"}
-        events = [{"type": "added", "seat": seat, "n": rnd.randint(1, 9), "what": move["type"],
-                   "at": move["tile"], "detail": ""} for _ in range(rnd.randint(1, 3))]
-        entry = {"kind": "move", "seat": seat, "move": move, "events": events,
-                 "drew": bool(barrier_every) and v % barrier_every == 0, "reveal": False,
-                 "rules_version": 1, "time": 1764445000.0 + v * 0.731, "version": v}
+        move = {
+            "type": rnd.choice(_WORDS),
+            "tile": [rnd.randrange(8), rnd.randrange(8)],
+            "card": f"c-{rnd.randrange(90)}",
+        }
+        events = [
+            {
+                "type": "added",
+                "seat": seat,
+                "n": rnd.randint(1, 9),
+                "what": move["type"],
+                "at": move["tile"],
+                "detail": "",
+            }
+            for _ in range(rnd.randint(1, 3))
+        ]
+        entry = {
+            "kind": "move",
+            "seat": seat,
+            "move": move,
+            "events": events,
+            "drew": bool(barrier_every) and v % barrier_every == 0,
+            "reveal": False,
+            "rules_version": 1,
+            "time": 1764445000.0 + v * 0.731,
+            "version": v,
+        }
         size = len(json.dumps(entry, separators=(",", ":")))
         if size < target:  # pad the first event's free-text field to reach the target size
             events[0]["detail"] = " ".join(rnd.choice(_WORDS) for _ in range(200))[: target - size]
@@ -96,6 +132,7 @@ def entry_json(entry: dict) -> str:
 
 
 # -- (a) appends ---------------------------------------------------------------
+
 
 def appends_raw(client, payloads: list[dict]) -> float:
     """Baseline: the same dict copy + serialization as ``append``, then one plain XADD
@@ -155,6 +192,7 @@ def bench_appends(client, store: EventStore, n: int, rounds: int) -> dict:
 
 # -- (b) replay ----------------------------------------------------------------
 
+
 def load_stream(client, match_id: str, entries: list[dict]) -> None:
     """Write entries exactly as the append script stores them (id ``n-0``, field ``entry``), pipelined."""
     key = keys.events(match_id)
@@ -195,12 +233,19 @@ def time_replay(client, store: EventStore, game, match_id: str, repeats: int, bu
     t0 = time.perf_counter()
     snapshot = json.dumps(folded.to_snapshot(), separators=(",", ":"))
     snap_ms = (time.perf_counter() - t0) * 1e3
-    return {"snapshot_bytes": len(snapshot), "snapshot_dumps_ms": snap_ms,
-            "entries": n, "repeats": len(totals), "raw_xrange_ms": median(raw), "read_ms": median(reads),
-            "fold_ms": median(folds), "replay_ms": median(totals),
-            "replay_us_per_entry": median(totals) * 1e3 / n if n else float("nan"),
-            "fold_us_per_entry": median(folds) * 1e3 / n if n else float("nan"),
-            "checkpoints_at_end": len(folded.checkpoints)}
+    return {
+        "snapshot_bytes": len(snapshot),
+        "snapshot_dumps_ms": snap_ms,
+        "entries": n,
+        "repeats": len(totals),
+        "raw_xrange_ms": median(raw),
+        "read_ms": median(reads),
+        "fold_ms": median(folds),
+        "replay_ms": median(totals),
+        "replay_us_per_entry": median(totals) * 1e3 / n if n else float("nan"),
+        "fold_us_per_entry": median(folds) * 1e3 / n if n else float("nan"),
+        "checkpoints_at_end": len(folded.checkpoints),
+    }
 
 
 def bench_replay(client, store: EventStore, sizes: list[int], repeats: int, budget_s: float) -> dict:
@@ -216,6 +261,7 @@ def bench_replay(client, store: EventStore, sizes: list[int], repeats: int, budg
 
 
 # -- real games ------------------------------------------------------------------
+
 
 def random_match(game, seats: int, seed: str, max_entries: int, budget_s: float) -> tuple[list[dict], bool]:
     """A random playout (every seat picks a random legal move) through the real decider.
@@ -247,10 +293,17 @@ def random_match(game, seats: int, seed: str, max_entries: int, budget_s: float)
     return entries, game.outcome(folded.state) is not None
 
 
-def bench_games(client, store: EventStore, slugs: list[str] | None, matches: int, max_entries: int,
-                budget_s: float, repeats: int) -> dict:
+def bench_games(
+    client,
+    store: EventStore,
+    slugs: list[str] | None,
+    matches: int,
+    max_entries: int,
+    budget_s: float,
+    repeats: int,
+) -> dict:
     try:
-        from service.registry import build_registry
+        from gameroom.registry import build_registry
 
         registry = build_registry()
     except Exception as exc:  # noqa: BLE001 - plugins are being edited concurrently
@@ -282,51 +335,72 @@ def bench_games(client, store: EventStore, slugs: list[str] | None, matches: int
         total_entries = sum(r["entries"] for r in rows)
         total_ms = sum(r["replay_ms"] for r in rows)
         out[slug] = {
-            "seats": seats, "matches": len(rows), "finished": finished,
+            "seats": seats,
+            "matches": len(rows),
+            "finished": finished,
             "entries_per_match": [r["entries"] for r in rows],
-            "entry_bytes_median": median(sizes), "entry_bytes_p99": percentile(sizes, 0.99),
+            "entry_bytes_median": median(sizes),
+            "entry_bytes_p99": percentile(sizes, 0.99),
             "read_ms_per_match": median([r["read_ms"] for r in rows]),
             "fold_ms_per_match": median([r["fold_ms"] for r in rows]),
             "replay_ms_per_match": median([r["replay_ms"] for r in rows]),
             "replay_us_per_entry": total_ms * 1e3 / total_entries if total_entries else float("nan"),
-            "fold_us_per_entry": sum(r["fold_ms"] for r in rows) * 1e3 / total_entries if total_entries else float("nan"),
+            "fold_us_per_entry": sum(r["fold_ms"] for r in rows) * 1e3 / total_entries
+            if total_entries
+            else float("nan"),
         }
     return out
 
 
 # -- report ----------------------------------------------------------------------
 
+
 def print_report(res: dict) -> None:
     a = res["appends"]
     print()
-    print(f"Event store, {a['rounds']} rounds x {a['entries_per_round']} sequential appends, "
-          f"entries {a['entry_bytes']['min']}-{a['entry_bytes']['max']} B (median {a['entry_bytes']['median']:.0f})")
+    print(
+        f"Event store, {a['rounds']} rounds x {a['entries_per_round']} sequential appends, "
+        f"entries {a['entry_bytes']['min']}-{a['entry_bytes']['max']} B (median {a['entry_bytes']['median']:.0f})"
+    )
     print(f"  {'variant':<34}{'appends/s':>12}{'us/append':>11}{'vs raw XADD':>13}")
-    for name, label in (("raw_xadd", "raw XADD (baseline)"), ("store_append", "EventStore.append"),
-                        ("store_append_idem", "EventStore.append + idempotency")):
+    for name, label in (
+        ("raw_xadd", "raw XADD (baseline)"),
+        ("store_append", "EventStore.append"),
+        ("store_append_idem", "EventStore.append + idempotency"),
+    ):
         ratio = a["ratio_vs_raw_xadd"].get(name, 1.0)
-        print(f"  {label:<34}{fmt(a['ops_per_s'][name], 0):>12}{fmt(a['us_per_op'][name]):>11}{ratio:>12.2f}x")
+        print(
+            f"  {label:<34}{fmt(a['ops_per_s'][name], 0):>12}{fmt(a['us_per_op'][name]):>11}{ratio:>12.2f}x"
+        )
     for label, rows in res["replay"].items():
         print()
         print(f"Full replay, {label} (read = XRANGE + JSON decode; fold = decider.fold):")
-        print(f"  {'entries':>8}{'raw XRANGE ms':>15}{'read ms':>10}{'fold ms':>10}{'replay ms':>11}"
-              f"{'us/entry':>10}{'fold us/entry':>15}{'ckpts@end':>11}{'snapshot KB':>13}")
+        print(
+            f"  {'entries':>8}{'raw XRANGE ms':>15}{'read ms':>10}{'fold ms':>10}{'replay ms':>11}"
+            f"{'us/entry':>10}{'fold us/entry':>15}{'ckpts@end':>11}{'snapshot KB':>13}"
+        )
         for r in rows:
-            print(f"  {r['entries']:>8,}{fmt(r['raw_xrange_ms'], 2):>15}{fmt(r['read_ms'], 2):>10}"
-                  f"{fmt(r['fold_ms'], 2):>10}{fmt(r['replay_ms'], 2):>11}{fmt(r['replay_us_per_entry'], 2):>10}"
-                  f"{fmt(r['fold_us_per_entry'], 2):>15}{r['checkpoints_at_end']:>11,}"
-                  f"{fmt(r['snapshot_bytes'] / 1024):>13}")
+            print(
+                f"  {r['entries']:>8,}{fmt(r['raw_xrange_ms'], 2):>15}{fmt(r['read_ms'], 2):>10}"
+                f"{fmt(r['fold_ms'], 2):>10}{fmt(r['replay_ms'], 2):>11}{fmt(r['replay_us_per_entry'], 2):>10}"
+                f"{fmt(r['fold_us_per_entry'], 2):>15}{r['checkpoints_at_end']:>11,}"
+                f"{fmt(r['snapshot_bytes'] / 1024):>13}"
+            )
         if len(rows) >= 2:
             first, last = rows[0], rows[-1]
-            print(f"  per-entry replay cost at {last['entries']:,} vs {first['entries']:,} entries: "
-                  f"{last['replay_us_per_entry'] / first['replay_us_per_entry']:.2f}x "
-                  f"(fold alone: {last['fold_us_per_entry'] / first['fold_us_per_entry']:.2f}x; 1.0x = linear)")
+            print(
+                f"  per-entry replay cost at {last['entries']:,} vs {first['entries']:,} entries: "
+                f"{last['replay_us_per_entry'] / first['replay_us_per_entry']:.2f}x "
+                f"(fold alone: {last['fold_us_per_entry'] / first['fold_us_per_entry']:.2f}x; 1.0x = linear)"
+            )
     games = res.get("games") or {}
     if games and "error" not in games:
         print()
         print("Full replay of random matches of the installed games:")
-        print(f"  {'game':<22}{'matches':>8}{'entries/match':>16}{'B/entry':>9}{'read ms':>9}{'fold ms':>9}"
-              f"{'replay ms':>11}{'us/entry':>10}")
+        print(
+            f"  {'game':<22}{'matches':>8}{'entries/match':>16}{'B/entry':>9}{'read ms':>9}{'fold ms':>9}"
+            f"{'replay ms':>11}{'us/entry':>10}"
+        )
         for slug, g in games.items():
             if "error" in g:
                 print(f"  {slug:<22} skipped: {g['error']}")
@@ -334,28 +408,49 @@ def print_report(res: dict) -> None:
             n = g["entries_per_match"]
             span = f"{min(n):,}-{max(n):,}" if min(n) != max(n) else f"{n[0]:,}"
             cut = "" if g["finished"] == g["matches"] else f" ({g['matches'] - g['finished']} cut)"
-            print(f"  {slug:<22}{g['matches']:>8}{span + cut:>16}{g['entry_bytes_median']:>9.0f}"
-                  f"{fmt(g['read_ms_per_match'], 2):>9}{fmt(g['fold_ms_per_match'], 2):>9}"
-                  f"{fmt(g['replay_ms_per_match'], 2):>11}{fmt(g['replay_us_per_entry'], 2):>10}")
+            print(
+                f"  {slug:<22}{g['matches']:>8}{span + cut:>16}{g['entry_bytes_median']:>9.0f}"
+                f"{fmt(g['read_ms_per_match'], 2):>9}{fmt(g['fold_ms_per_match'], 2):>9}"
+                f"{fmt(g['replay_ms_per_match'], 2):>11}{fmt(g['replay_us_per_entry'], 2):>10}"
+            )
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--redis-url", help="use this Redis instead of a throwaway embedded one (keys are prefixed "
-                   f"'{keys.PREFIX}:{{{PREFIX}...}}' and deleted afterwards)")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--redis-url",
+        help="use this Redis instead of a throwaway embedded one (keys are prefixed "
+        f"'{keys.PREFIX}:{{{PREFIX}...}}' and deleted afterwards)",
+    )
     p.add_argument("--appends", type=int, default=3000, help="appends per variant per round (default 3000)")
-    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the append variants (default 5)")
-    p.add_argument("--sizes", default="100,1000,10000", help="entries per match for the replay (default 100,1000,10000)")
+    p.add_argument(
+        "--rounds", type=int, default=5, help="interleaved rounds of the append variants (default 5)"
+    )
+    p.add_argument(
+        "--sizes", default="100,1000,10000", help="entries per match for the replay (default 100,1000,10000)"
+    )
     p.add_argument("--repeats", type=int, default=5, help="replays per size, median reported (default 5)")
-    p.add_argument("--games", default="all", help="comma-separated installed games to replay, 'all' or 'none'")
+    p.add_argument(
+        "--games", default="all", help="comma-separated installed games to replay, 'all' or 'none'"
+    )
     p.add_argument("--game-matches", type=int, default=3, help="random matches per real game (default 3)")
-    p.add_argument("--game-max-entries", type=int, default=10_000, help="cut a random match at this many entries")
-    p.add_argument("--budget", type=float, default=6.0, help="seconds allowed per playout / per replay series (default 6)")
+    p.add_argument(
+        "--game-max-entries", type=int, default=10_000, help="cut a random match at this many entries"
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=6.0,
+        help="seconds allowed per playout / per replay series (default 6)",
+    )
     p.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    if not (1 <= args.appends <= 1_000_000 and 1 <= args.rounds <= 100 and all(2 <= s <= 1_000_000 for s in sizes)):
+    if not (
+        1 <= args.appends <= 1_000_000 and 1 <= args.rounds <= 100 and all(2 <= s <= 1_000_000 for s in sizes)
+    ):
         p.error("out-of-range --appends / --rounds / --sizes")
 
     t_start = time.monotonic()
@@ -363,10 +458,17 @@ def main(argv=None) -> int:
         client = make_client()
         store = EventStore(client)
         try:
-            res = {"benchmark": "bench_store", "facts": run_facts(client), "params": vars(args),
-                   "redis": "external" if args.redis_url else "embedded (unix socket, AOF always)"}
-            print(f"bench_store: redis {res['facts'].get('redis_version')} ({res['redis']}); "
-                  f"{res['facts']['cpus']} cpus, load {res['facts']['loadavg_at_start']}", flush=True)
+            res = {
+                "benchmark": "bench_store",
+                "facts": run_facts(client),
+                "params": vars(args),
+                "redis": "external" if args.redis_url else "embedded (unix socket, AOF always)",
+            }
+            print(
+                f"bench_store: redis {res['facts'].get('redis_version')} ({res['redis']}); "
+                f"{res['facts']['cpus']} cpus, load {res['facts']['loadavg_at_start']}",
+                flush=True,
+            )
             print("  (a) appends ...", flush=True)
             res["appends"] = bench_appends(client, store, args.appends, args.rounds)
             print("  (b) replay of synthetic matches ...", flush=True)
@@ -374,8 +476,9 @@ def main(argv=None) -> int:
             if args.games != "none":
                 print("  (b) replay of random matches of installed games ...", flush=True)
                 slugs = None if args.games == "all" else [s.strip() for s in args.games.split(",")]
-                res["games"] = bench_games(client, store, slugs, args.game_matches, args.game_max_entries,
-                                           args.budget, args.repeats)
+                res["games"] = bench_games(
+                    client, store, slugs, args.game_matches, args.game_max_entries, args.budget, args.repeats
+                )
         finally:
             for key in client.scan_iter(match=f"{keys.PREFIX}:{{{PREFIX}*", count=1000):
                 client.delete(key)

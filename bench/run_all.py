@@ -8,6 +8,7 @@ Each benchmark runs in its own process with the interpreter running this
 script, writes ``<out>/<name>.json``, and cleans up its own servers (also on
 Ctrl-C). The exit status is non-zero if any benchmark failed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,12 @@ def _wait_or_kill(proc: subprocess.Popen, grace: float = 30.0) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--only", action="append", choices=sorted(BENCHMARKS), help="run only this one (repeatable)")
-    p.add_argument("--out", default=str(HERE / "out"), help="folder for the JSON figures (default bench/out/)")
+    p.add_argument(
+        "--only", action="append", choices=sorted(BENCHMARKS), help="run only this one (repeatable)"
+    )
+    p.add_argument(
+        "--out", default=str(HERE / "out"), help="folder for the JSON figures (default bench/out/)"
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -63,7 +68,10 @@ def main(argv=None) -> int:
             _wait_or_kill(proc)
             print("\ninterrupted", file=sys.stderr)
             return 130
-        print(f"== {script}: {'ok' if rc == 0 else f'FAILED ({rc})'} in {time.monotonic() - t0:.0f} s ==\n", flush=True)
+        print(
+            f"== {script}: {'ok' if rc == 0 else f'FAILED ({rc})'} in {time.monotonic() - t0:.0f} s ==\n",
+            flush=True,
+        )
         if rc != 0:
             failed.append(name)
     if failed:

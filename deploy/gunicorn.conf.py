@@ -1,18 +1,22 @@
-"""gunicorn settings for the gameroom API: ``gunicorn -c deploy/gunicorn.conf.py service.wsgi:app``.
+"""gunicorn settings for the gameroom API: ``gunicorn -c deploy/gunicorn.conf.py gameroom.wsgi:app``.
 
 The API keeps no state of its own, so run as many processes and hosts as you
 like behind any HTTP balancer. The settings are those of ``gameroom serve``
 (``service/serving.py``): gevent workers, so that an open live stream (SSE)
 holds no thread; ``GAMEROOM_SSE_MAX_STREAMS`` caps streams per process.
 """
+
 import multiprocessing
 import os
 
-from service.config import Config
-from service.serving import gunicorn_settings, raise_open_files_limit
+from gameroom.config import Config
+from gameroom.serving import gunicorn_settings, raise_open_files_limit
 
-_settings = gunicorn_settings(Config.from_env(), bind=os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000"),
-                              workers=int(os.environ.get("GAMEROOM_WEB_WORKERS", multiprocessing.cpu_count())))
+_settings = gunicorn_settings(
+    Config.from_env(),
+    bind=os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000"),
+    workers=int(os.environ.get("GAMEROOM_WEB_WORKERS", multiprocessing.cpu_count())),
+)
 bind = _settings["bind"]
 workers = _settings["workers"]
 worker_class = _settings["worker_class"]

@@ -1,4 +1,5 @@
 """RFC 9457 problem details."""
+
 from marshmallow import Schema, fields
 
 
@@ -10,5 +11,7 @@ class ProblemSchema(Schema):
     code = fields.String(required=True, metadata={"description": "stable machine-readable error code"})
     rule = fields.String(metadata={"description": "the game's rule code, for illegal-move"})
     current_version = fields.Integer(metadata={"description": "for stale-version: the match's version now"})
-    version = fields.Integer(metadata={"description": "for tampered-log: the first version that breaks the rules"})
+    version = fields.Integer(
+        metadata={"description": "for tampered-log: the first version that breaks the rules"}
+    )
     errors = fields.Raw(metadata={"description": "field -> messages, for validation errors"})

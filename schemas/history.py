@@ -1,14 +1,17 @@
 """Undo, undo requests, fork, export and import."""
+
 from marshmallow import Schema, fields, validate
 
-from .strict import StrictBoolean
-
 from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema, number_field
+from .strict import StrictBoolean
 
 
 class UndoRequestBodySchema(Schema):
-    steps = fields.Integer(load_default=1, validate=validate.Range(1, 1000),
-                           metadata={"description": "how many of your own most recent steps to undo"})
+    steps = fields.Integer(
+        load_default=1,
+        validate=validate.Range(1, 1000),
+        metadata={"description": "how many of your own most recent steps to undo"},
+    )
 
 
 class UndoRequestSchema(Schema):
@@ -17,9 +20,13 @@ class UndoRequestSchema(Schema):
     steps = fields.Integer(required=True)
     target = fields.Integer(required=True, metadata={"description": "the version the match would return to"})
     undoes = fields.List(fields.Integer(), required=True)
-    base_version = fields.Integer(required=True, metadata={"description": "any move after it withdraws the request"})
+    base_version = fields.Integer(
+        required=True, metadata={"description": "any move after it withdraws the request"}
+    )
     votes = fields.Dict(keys=fields.String(), values=fields.Boolean(allow_none=True), required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["pending", "approved", "refused", "withdrawn"]))
+    status = fields.String(
+        required=True, validate=validate.OneOf(["pending", "approved", "refused", "withdrawn"])
+    )
 
 
 class UndoRequestListSchema(Schema):
@@ -29,7 +36,9 @@ class UndoRequestListSchema(Schema):
 class UndoResultSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["applied", "requested"]))
     entry = fields.Nested(EntrySchema, metadata={"description": "the undo entry, when applied"})
-    request = fields.Nested(UndoRequestSchema, metadata={"description": "the request, when consent is needed"})
+    request = fields.Nested(
+        UndoRequestSchema, metadata={"description": "the request, when consent is needed"}
+    )
     state = fields.Nested(StateSchema, required=True)
 
 
@@ -45,13 +54,20 @@ class VoteResultSchema(Schema):
 
 class ForkSchema(Schema):
     version = number_field(1, required=True)
-    seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
-                        metadata={"description": "default: the same names and AI levels"})
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema),
+        load_default=None,
+        metadata={"description": "default: the same names and AI levels"},
+    )
 
 
 class ReseedSchema(Schema):
-    version = fields.Integer(required=True, strict=True, validate=validate.Range(2, 2**31),
-                             metadata={"description": "first version decided under this seed"})
+    version = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(2, 2**31),
+        metadata={"description": "first version decided under this seed"},
+    )
     seed = fields.String(required=True, validate=validate.Length(1, 128))
 
 
@@ -60,17 +76,26 @@ class ExportSchema(Schema):
     format_version = fields.Integer(required=True)
     game = fields.String(required=True)
     rules_version = fields.Integer(required=True)
-    complete = fields.Boolean(required=True, metadata={"description": "true: the full log of a finished match"})
+    complete = fields.Boolean(
+        required=True, metadata={"description": "true: the full log of a finished match"}
+    )
     seats = fields.List(fields.Dict(), required=True)
     options = fields.Dict(required=True)
     created = fields.Float()
     version = fields.Integer()
     outcome = fields.Dict(allow_none=True)
-    seed = fields.String(validate=validate.Length(1, 128),
-                         metadata={"description": "only in complete exports: lets an importer re-check every draw"})
-    reseeds = fields.List(fields.Nested(ReseedSchema), validate=validate.Length(max=64), metadata={
-        "description": "only in complete exports of forks: the seeds that decided the log from the "
-                       "fork on (up to it, the original's seed decided)"})
+    seed = fields.String(
+        validate=validate.Length(1, 128),
+        metadata={"description": "only in complete exports: lets an importer re-check every draw"},
+    )
+    reseeds = fields.List(
+        fields.Nested(ReseedSchema),
+        validate=validate.Length(max=64),
+        metadata={
+            "description": "only in complete exports of forks: the seeds that decided the log from the "
+            "fork on (up to it, the original's seed decided)"
+        },
+    )
     entries = fields.List(fields.Dict(), required=True)
 
 

@@ -1,4 +1,5 @@
 """Clocks, timeout policies, resigning, leaving, reclaiming, rematches and private matches."""
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .strict import StrictBoolean
@@ -8,13 +9,25 @@ MAX_PER_MOVE, MAX_BANK, MAX_INCREMENT = 7 * 86400, 30 * 86400, 3600
 
 
 class ClockControlSchema(Schema):
-    per_move = fields.Float(load_default=None, allow_none=True, validate=validate.Range(1, MAX_PER_MOVE),
-                            metadata={"description": "seconds for each turn of a seat (from when it becomes "
-                                                     "active until it is not)"})
-    bank = fields.Float(load_default=None, allow_none=True, validate=validate.Range(1, MAX_BANK),
-                        metadata={"description": "Fischer time bank: seconds each seat starts with"})
-    increment = fields.Float(load_default=0.0, validate=validate.Range(0, MAX_INCREMENT),
-                             metadata={"description": "seconds added to a seat's bank each time its turn ends"})
+    per_move = fields.Float(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(1, MAX_PER_MOVE),
+        metadata={
+            "description": "seconds for each turn of a seat (from when it becomes active until it is not)"
+        },
+    )
+    bank = fields.Float(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(1, MAX_BANK),
+        metadata={"description": "Fischer time bank: seconds each seat starts with"},
+    )
+    increment = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(0, MAX_INCREMENT),
+        metadata={"description": "seconds added to a seat's bank each time its turn ends"},
+    )
 
     @validates_schema
     def _some_limit(self, data, **kwargs):
@@ -25,22 +38,40 @@ class ClockControlSchema(Schema):
 
 
 class TimeoutPolicySchema(Schema):
-    action = fields.String(load_default="ai-turn", validate=validate.OneOf(["ai-turn", "ai-match", "forfeit"]),
-                           metadata={"description": "when a seat's time runs out: an AI plays its turn (ai-turn) "
-                                                    "or the rest of the match (ai-match), or the seat forfeits"})
-    level = fields.String(load_default="random", validate=validate.Length(1, 64),
-                          metadata={"description": "the AI level that takes over (see GET /api/games)"})
+    action = fields.String(
+        load_default="ai-turn",
+        validate=validate.OneOf(["ai-turn", "ai-match", "forfeit"]),
+        metadata={
+            "description": "when a seat's time runs out: an AI plays its turn (ai-turn) "
+            "or the rest of the match (ai-match), or the seat forfeits"
+        },
+    )
+    level = fields.String(
+        load_default="random",
+        validate=validate.Length(1, 64),
+        metadata={"description": "the AI level that takes over (see GET /api/games)"},
+    )
 
 
 class LifecycleCreateFieldsMixin(Schema):
     """What ``POST /api/matches`` takes besides game, seats, options and seed."""
 
-    clock = fields.Nested(ClockControlSchema, load_default=None, allow_none=True,
-                          metadata={"description": "a time control; absent: no clock"})
-    timeout = fields.Nested(TimeoutPolicySchema, load_default=None, allow_none=True,
-                            metadata={"description": "what happens when a clock runs out (default: ai-turn, random)"})
-    unlisted = StrictBoolean(load_default=False, metadata={
-        "description": "private: not in the lobby; reachable by its id (the invitation link)"})
+    clock = fields.Nested(
+        ClockControlSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "a time control; absent: no clock"},
+    )
+    timeout = fields.Nested(
+        TimeoutPolicySchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "what happens when a clock runs out (default: ai-turn, random)"},
+    )
+    unlisted = StrictBoolean(
+        load_default=False,
+        metadata={"description": "private: not in the lobby; reachable by its id (the invitation link)"},
+    )
     hide_names = StrictBoolean(load_default=False, metadata={"description": "the lobby shows no seat names"})
 
 
@@ -50,25 +81,38 @@ class SettingsSchema(Schema):
     unlisted = fields.Boolean()
     hide_names = fields.Boolean()
     rematch_of = fields.String(metadata={"description": "the match this one is the rematch of"})
-    reserved = fields.List(fields.Integer(), metadata={
-        "description": "rematch: seats kept for their players in the previous match"})
+    reserved = fields.List(
+        fields.Integer(),
+        metadata={"description": "rematch: seats kept for their players in the previous match"},
+    )
 
 
 class SeatClockSchema(Schema):
     seat = fields.Integer(required=True)
     running = fields.Boolean(required=True, metadata={"description": "this seat's clock runs now"})
     remaining = fields.Float(allow_none=True, required=True, metadata={"description": "seconds left"})
-    deadline = fields.Float(allow_none=True, required=True, metadata={
-        "description": "server time (Unix seconds) when it runs out, while running"})
-    bank = fields.Float(allow_none=True, required=True, metadata={
-        "description": "the bank as of the last entry (Fischer clocks)"})
+    deadline = fields.Float(
+        allow_none=True,
+        required=True,
+        metadata={"description": "server time (Unix seconds) when it runs out, while running"},
+    )
+    bank = fields.Float(
+        allow_none=True,
+        required=True,
+        metadata={"description": "the bank as of the last entry (Fischer clocks)"},
+    )
 
 
 class ClockSchema(Schema):
     control = fields.Nested(ClockControlSchema, required=True)
     timeout = fields.Nested(TimeoutPolicySchema, required=True)
-    at = fields.Float(allow_none=True, required=True, metadata={
-        "description": "the time the clocks are shown at: now, or the entry's time for a past version"})
+    at = fields.Float(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "the time the clocks are shown at: now, or the entry's time for a past version"
+        },
+    )
     seats = fields.List(fields.Nested(SeatClockSchema), required=True)
     running = fields.List(fields.Integer(), required=True, metadata={"description": "seats whose clock runs"})
 
@@ -81,13 +125,21 @@ class TakeoverSchema(Schema):
 class SeatControlSchema(Schema):
     seat = fields.Integer(required=True)
     left = fields.Boolean(required=True, metadata={"description": "the seat's player left it to an AI"})
-    takeover = fields.Nested(TakeoverSchema, allow_none=True, required=True, metadata={
-        "description": "the AI playing the seat instead of its person, if any"})
+    takeover = fields.Nested(
+        TakeoverSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "the AI playing the seat instead of its person, if any"},
+    )
 
 
 class LeaveSchema(Schema):
-    level = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, 64),
-                          metadata={"description": "the AI level that plays the seat from now on (default random)"})
+    level = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(1, 64),
+        metadata={"description": "the AI level that plays the seat from now on (default random)"},
+    )
 
 
 class LifecycleResultSchema(Schema):
@@ -99,5 +151,10 @@ class LifecycleResultSchema(Schema):
 class RematchSchema(Schema):
     match = fields.Dict(required=True, metadata={"description": "the rematch's public summary"})
     seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the caller's seat in it"})
-    token = fields.String(allow_none=True, required=True, metadata={
-        "description": "the caller's new seat token (shown once); null for the creator's admin token"})
+    token = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "the caller's new seat token (shown once); null for the creator's admin token"
+        },
+    )

@@ -1,4 +1,5 @@
 """Match resources and their requests."""
+
 import unicodedata
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -23,10 +24,15 @@ def _no_surrogates(name: str) -> None:
 
 def name_field(**kwargs):
     """The one definition of a seat name, shared by create, claim, fork and import."""
-    return fields.String(validate=[validate.Length(1, 64),
-                                   validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
-                                   _no_surrogates],
-                         metadata={"description": "1–64 printable characters (no control characters)"}, **kwargs)
+    return fields.String(
+        validate=[
+            validate.Length(1, 64),
+            validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
+            _no_surrogates,
+        ],
+        metadata={"description": "1–64 printable characters (no control characters)"},
+        **kwargs,
+    )
 
 
 def number_field(minimum: int, **kwargs):
@@ -36,20 +42,32 @@ def number_field(minimum: int, **kwargs):
 
 class SeatSpecSchema(Schema):
     name = name_field(required=True)
-    ai = fields.String(load_default=None, allow_none=True,
-                       metadata={"description": "AI level (see GET /api/games); absent for a human seat"})
+    ai = fields.String(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "AI level (see GET /api/games); absent for a human seat"},
+    )
 
 
 class MatchCreateSchema(LifecycleCreateFieldsMixin):
     game = fields.String(required=True, metadata={"example": "nim"})
-    seats = fields.List(fields.Nested(SeatSpecSchema, allow_none=True), required=True,
-                        validate=validate.Length(1, 16),
-                        metadata={"description": "one item per seat; null leaves the seat open to claim"})
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema, allow_none=True),
+        required=True,
+        validate=validate.Length(1, 16),
+        metadata={"description": "one item per seat; null leaves the seat open to claim"},
+    )
     options = fields.Dict(load_default=dict)
-    seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, 128),
-                         metadata={"description": "mixed with a secret of the server, so that nobody can "
-                                   "compute the draws from it; fixes all randomness only on a server "
-                                   "started with GAMEROOM_REPRODUCIBLE_SEEDS=1 (kept secret)"})
+    seed = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(1, 128),
+        metadata={
+            "description": "mixed with a secret of the server, so that nobody can "
+            "compute the draws from it; fixes all randomness only on a server "
+            "started with GAMEROOM_REPRODUCIBLE_SEEDS=1 (kept secret)"
+        },
+    )
 
 
 class SeatSchema(Schema):
@@ -75,9 +93,15 @@ class MatchSummarySchema(Schema):
     options = fields.Dict()
     created = fields.Float()
     settings = fields.Nested(SettingsSchema, metadata={"description": "lifecycle choices made at creation"})
-    clock = fields.Nested(ClockSchema, metadata={"description": "the clocks now, for a match with a time control"})
-    seat_control = fields.List(fields.Nested(SeatControlSchema), metadata={
-        "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"})
+    clock = fields.Nested(
+        ClockSchema, metadata={"description": "the clocks now, for a match with a time control"}
+    )
+    seat_control = fields.List(
+        fields.Nested(SeatControlSchema),
+        metadata={
+            "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"
+        },
+    )
 
 
 class MatchListArgsSchema(Schema):
@@ -102,40 +126,72 @@ class SeatTokenSchema(Schema):
 
 
 class IncludeArgsSchema(Schema):
-    include = fields.String(validate=validate.OneOf(["legal_moves"]), metadata={
-        "description": "legal_moves: add the caller's legal moves to the state (saves a request when you act again)"})
+    include = fields.String(
+        validate=validate.OneOf(["legal_moves"]),
+        metadata={
+            "description": "legal_moves: add the caller's legal moves to the state (saves a request when you act again)"
+        },
+    )
 
 
 class StateArgsSchema(IncludeArgsSchema):
     version = number_field(1, metadata={"description": "a past version (time travel)"})
-    seat = number_field(0, metadata={
-        "description": "view as this seat: your own, or any seat once the match is over (all is public then)"})
+    seat = number_field(
+        0,
+        metadata={
+            "description": "view as this seat: your own, or any seat once the match is over (all is public then)"
+        },
+    )
 
 
 class StateSchema(Schema):
     match = fields.String(required=True)
     version = fields.Integer(required=True)
     status = fields.String(required=True)
-    seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat; null for a spectator"})
+    seat = fields.Integer(
+        allow_none=True, metadata={"description": "the caller's seat; null for a spectator"}
+    )
     active_seats = fields.List(fields.Integer(), required=True)
     view = fields.Dict(required=True, metadata={"description": "the game's view for the caller"})
     outcome = fields.Nested(OutcomeSchema, allow_none=True)
-    legal_moves = fields.List(fields.Dict(), metadata={"description": "with include=legal_moves: the caller's legal moves"})
-    clock = fields.Nested(ClockSchema, metadata={
-        "description": "the clocks (time left per seat, whose clock runs): now, or as they were at a past version"})
-    seat_control = fields.List(fields.Nested(SeatControlSchema), metadata={
-        "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"})
+    legal_moves = fields.List(
+        fields.Dict(), metadata={"description": "with include=legal_moves: the caller's legal moves"}
+    )
+    clock = fields.Nested(
+        ClockSchema,
+        metadata={
+            "description": "the clocks (time left per seat, whose clock runs): now, or as they were at a past version"
+        },
+    )
+    seat_control = fields.List(
+        fields.Nested(SeatControlSchema),
+        metadata={
+            "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"
+        },
+    )
 
 
 class MatchCreatedSchema(Schema):
     match = fields.Nested(MatchSummarySchema, required=True)
-    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
-                         metadata={"description": "seat number -> bearer token, shown only once"})
-    admin_token = fields.String(metadata={
-        "description": "the creator's token (shown once): reissues a left seat's token, sets up a rematch"})
-    state = fields.Nested(StateSchema, required=True, metadata={
-        "description": "the opening state as a spectator sees it (public information only); "
-                       "a seat's own view: GET .../state with its token"})
+    tokens = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "seat number -> bearer token, shown only once"},
+    )
+    admin_token = fields.String(
+        metadata={
+            "description": "the creator's token (shown once): reissues a left seat's token, sets up a rematch"
+        }
+    )
+    state = fields.Nested(
+        StateSchema,
+        required=True,
+        metadata={
+            "description": "the opening state as a spectator sees it (public information only); "
+            "a seat's own view: GET .../state with its token"
+        },
+    )
 
 
 class LegalMovesSchema(Schema):
@@ -145,11 +201,16 @@ class LegalMovesSchema(Schema):
 
 
 class MoveRequestSchema(Schema):
-    move = fields.Dict(required=True, metadata={"description": "one of the game's moves, as listed by legal-moves",
-                                                "minProperties": 1})
+    move = fields.Dict(
+        required=True,
+        metadata={"description": "one of the game's moves, as listed by legal-moves", "minProperties": 1},
+    )
     expected_version = number_field(1, load_default=None, allow_none=True)
-    seat = fields.Integer(load_default=None, allow_none=True,
-                          metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"})
+    seat = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"},
+    )
 
     @validates_schema
     def _move_has_type(self, data, **kwargs):
@@ -165,21 +226,31 @@ class EntrySchema(Schema):
     undone = fields.Boolean(required=True)
     events = fields.List(fields.Dict(), required=True)
     text = fields.List(fields.String(), required=True, metadata={"description": "one sentence per event"})
-    move = fields.Dict(metadata={"description": "the command; shown to its author (and to all once the match is over)"})
+    move = fields.Dict(
+        metadata={"description": "the command; shown to its author (and to all once the match is over)"}
+    )
     target = fields.Integer(metadata={"description": "for undo entries: the version returned to"})
-    action = fields.String(validate=validate.OneOf(["start", "resign", "leave", "reclaim", "timeout", "rematch"]),
-                           metadata={"description": "for lifecycle entries: what happened to the match"})
+    action = fields.String(
+        validate=validate.OneOf(["start", "resign", "leave", "reclaim", "timeout", "rematch"]),
+        metadata={"description": "for lifecycle entries: what happened to the match"},
+    )
     level = fields.String(metadata={"description": "leave: the AI level that plays the seat now"})
     policy = fields.Dict(metadata={"description": "timeout: the policy applied ({action, level})"})
-    outcome = fields.Nested(OutcomeSchema, metadata={"description": "resign / forfeit: the outcome it ended with"})
+    outcome = fields.Nested(
+        OutcomeSchema, metadata={"description": "resign / forfeit: the outcome it ended with"}
+    )
     next = fields.String(metadata={"description": "rematch: the id of the next match"})
 
 
 class MoveResponseSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "the version the move created"})
-    events = fields.List(fields.Dict(), required=True, metadata={"description": "its events, redacted for the caller"})
+    events = fields.List(
+        fields.Dict(), required=True, metadata={"description": "its events, redacted for the caller"}
+    )
     text = fields.List(fields.String(), required=True)
-    duplicate = fields.Boolean(required=True, metadata={"description": "true when an Idempotency-Key was replayed"})
+    duplicate = fields.Boolean(
+        required=True, metadata={"description": "true when an Idempotency-Key was replayed"}
+    )
     state = fields.Nested(StateSchema, required=True)
 
 

@@ -1,4 +1,5 @@
 """Fields that take JSON as it is written, not what Python would coerce it to."""
+
 from marshmallow import fields
 
 

@@ -1,4 +1,5 @@
 """The application factory (flaskr style): ``create_app(config=None)``."""
+
 from __future__ import annotations
 
 import atexit
@@ -9,21 +10,21 @@ import redis
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
-from .api.bodies import LimitedRequest, StrictJSONProvider
-from .api.docs import GameroomApi
-from .api.links import LinksPlugin
 
 from . import api as api_package
 from . import tagged, web
 from .api import apidocs, cors, problems
+from .api.bodies import LimitedRequest, StrictJSONProvider
+from .api.docs import GameroomApi
+from .api.links import LinksPlugin
 from .application import Matches
 from .config import Config
-from .history import History
-from .lifecycle import Lifecycle
 from .eventstore import EventStore
 from .eventstore.hub import StreamHub
 from .eventstore.records import MatchRecords
 from .eventstore.seed_secret import seeding_for
+from .history import History
+from .lifecycle import Lifecycle
 from .registry import Registry, build_registry
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,8 @@ API_DESCRIPTION = (
     "Moves, views and events differ from game to game: this document publishes each installed game's "
     "schemas as components named `<Game>Move`, `<Game>View`, `<Game>Event`, `<Game>Options` (moves and "
     "events as a `oneOf` discriminated on `type`), and `GET /api/games/{slug}/openapi.json` is this API "
-    "with the match operations typed for one game: generate a client from that one.")
+    "with the match operations typed for one game: generate a client from that one."
+)
 
 
 def _component_prefix(slug: str) -> str:
@@ -48,7 +50,8 @@ def schema_name_resolver(registry: Registry):
     prefixes = {}
     for installed in registry:
         module = type(installed.game).__module__
-        root = module.rsplit(".", 1)[0] if module.startswith("plugins.") else module.split(".")[0]
+        # a game inside gameroom (first-party, or a test game): its own package
+        root = module.rsplit(".", 1)[0] if module.startswith("gameroom.") else module.split(".")[0]
         prefixes[root] = _component_prefix(installed.slug)
 
     def resolve(schema) -> str:
@@ -69,7 +72,7 @@ def register_game_schemas(spec, registry: Registry) -> dict:
     ``<Game>Options`` and ``<Game>View`` are the game's schemas. ``<Game>Move``
     and ``<Game>Event`` are a ``oneOf`` of one component per ``type``
     (``<Game><Type>Move``), discriminated on ``type``, when the game declares
-    its variants (see :mod:`service.tagged`); else its flat schema.
+    its variants (see :mod:`gameroom.tagged`); else its flat schema.
     """
     names = {}
     for installed in registry:
@@ -135,7 +138,7 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
     ``redis_timeout`` and retries only a broken connection, once and at once
     (redis-py's default retries ten times with backoff, also on timeouts): a
     frozen or dead Redis costs a request at most about ``redis_timeout`` and
-    then a 503 (service.api.problems). Its pool blocks (up to
+    then a 503 (gameroom.api.problems). Its pool blocks (up to
     ``redis_pool_timeout`` seconds) when all of its ``redis_max_connections``
     are busy, rather than failing: under gevent a burst of requests is a burst
     of concurrent Redis users. A blocking read (XREAD BLOCK) waits longer than
@@ -151,8 +154,9 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
         atexit.register(server.stop)
         url = server.url
     request, blocking = connection_options(config.redis_timeout)
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=config.redis_max_connections,
-                                                 timeout=config.redis_pool_timeout, **request)
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=config.redis_max_connections, timeout=config.redis_pool_timeout, **request
+    )
     return redis.Redis(connection_pool=pool), redis.Redis.from_url(url, **blocking), url
 
 
@@ -162,7 +166,7 @@ class GameroomFlask(Flask):
     Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every
     request (about a dozen calls); no handler changes its nature, so the
     answer is kept per function (bound methods by their function).
-    Request bodies are parsed strictly (see :mod:`service.api.bodies`).
+    Request bodies are parsed strictly (see :mod:`gameroom.api.bodies`).
     """
 
     json_provider_class = StrictJSONProvider
@@ -199,7 +203,10 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "url": "https://opensource.org/license/mit"}},
+            "info": {
+                "description": API_DESCRIPTION,
+                "license": {"name": "MIT", "url": "https://opensource.org/license/mit"},
+            },
             "servers": [{"url": "/", "description": "this server"}],
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
             "security": [{}, {"seatToken": []}],
@@ -210,19 +217,29 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
 
     registry = registry or build_registry()
     client, blocking, url = _connect(config)
-    matches = Matches(EventStore(client, blocking=blocking), MatchRecords(client), registry,
-                      snapshot_every=config.snapshot_every, append_retries=config.append_retries,
-                      seeding=seeding_for(config, client))
+    matches = Matches(
+        EventStore(client, blocking=blocking),
+        MatchRecords(client),
+        registry,
+        snapshot_every=config.snapshot_every,
+        append_retries=config.append_retries,
+        seeding=seeding_for(config, client),
+    )
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
     app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
-    app.extensions["gameroom_hub"] = StreamHub(client, url, max_streams=config.sse_max_streams,
-                                               max_per_client=config.sse_max_streams_per_client)
+    app.extensions["gameroom_hub"] = StreamHub(
+        client, url, max_streams=config.sse_max_streams, max_per_client=config.sse_max_streams_per_client
+    )
 
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
-    api = GameroomApi(app, spec_kwargs={
-        "marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
-        "extra_plugins": [LinksPlugin()]})
+    api = GameroomApi(
+        app,
+        spec_kwargs={
+            "marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=schema_name_resolver(registry)),
+            "extra_plugins": [LinksPlugin()],
+        },
+    )
     api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
@@ -238,7 +255,6 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler
-
         from .workers.timeouts import TimeoutScheduler
 
         matches.after_append.append(AIScheduler(client, config.queue))

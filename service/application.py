@@ -5,6 +5,7 @@ a bot and a move from a browser take the same command path. It knows nothing
 of HTTP or RQ; side effects after an append (AI scheduling, observers) are
 callbacks registered in ``after_append``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,11 +22,24 @@ from . import faults, tagged
 from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
-    FINISHED, MatchRecord, Seat, hash_token, new_match_id, new_token, redact_entry, status_of,
+    FINISHED,
+    MatchRecord,
+    Seat,
+    hash_token,
+    new_match_id,
+    new_token,
+    redact_entry,
+    status_of,
 )
 from .core.rng import Seeding
 from .errors import (
-    Conflict, GameroomError, NotFound, NotYourSeat, Unauthorized, ValidationFailed, VersionConflict,
+    Conflict,
+    GameroomError,
+    NotFound,
+    NotYourSeat,
+    Unauthorized,
+    ValidationFailed,
+    VersionConflict,
 )
 from .eventstore import EventStore
 from .eventstore.records import MatchRecords
@@ -56,8 +70,12 @@ class MoveResult:
 def request_fingerprint(move: dict, expected_version: int | None) -> str:
     """What makes two requests with one Idempotency-Key the same request: the move and
     the expected version, canonically encoded and hashed (the seat is part of the key)."""
-    canonical = json.dumps({"move": move, "expected_version": expected_version}, sort_keys=True,
-                           separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        {"move": move, "expected_version": expected_version},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
@@ -101,9 +119,17 @@ class _FoldCache(_LRU):
 
 
 class Matches:
-    def __init__(self, store: EventStore, records: MatchRecords, registry: Registry,
-                 *, snapshot_every: int = 100, append_retries: int = 20, clock=time.time,
-                 seeding=None):
+    def __init__(
+        self,
+        store: EventStore,
+        records: MatchRecords,
+        registry: Registry,
+        *,
+        snapshot_every: int = 100,
+        append_retries: int = 20,
+        clock=time.time,
+        seeding=None,
+    ):
         self.store = store
         # How effective seeds are made (a Seeding, or a callable that makes one when first
         # needed); by default with a secret of this process only.
@@ -129,15 +155,23 @@ class Matches:
 
     # -- creating and joining --------------------------------------------
 
-    def create(self, game_slug: str, seats: list[dict | None], options: dict | None = None,
-               seed: str | None = None, *, settings: dict | None = None, admin_hash: str | None = None,
-               match_id: str | None = None) -> tuple[Loaded, dict[int, str]]:
+    def create(
+        self,
+        game_slug: str,
+        seats: list[dict | None],
+        options: dict | None = None,
+        seed: str | None = None,
+        *,
+        settings: dict | None = None,
+        admin_hash: str | None = None,
+        match_id: str | None = None,
+    ) -> tuple[Loaded, dict[int, str]]:
         """Create a match; returns it and one token per human seat filled now.
 
         ``seed`` is the client's: it fixes the draws only under reproducible
         :attr:`seeding`; otherwise it is mixed with the server's secret.
         ``settings``: lifecycle choices (clock, timeout policy, unlisted, hide_names; see
-        :mod:`service.core.lifecycle`); ``admin_hash``: the :func:`hash_token` of the creator's
+        :mod:`gameroom.core.lifecycle`); ``admin_hash``: the :func:`hash_token` of the creator's
         admin token, which may later reissue a left seat's token; ``match_id``: a planned id (rematch).
         """
         installed = self.registry.installed(game_slug)
@@ -147,21 +181,33 @@ class Matches:
         try:
             opts = game.load_options(options)
         except ValidationError as exc:
-            raise ValidationFailed("Invalid game options.", code="bad-options",
-                                   errors={"options": exc.messages}) from None
+            raise ValidationFailed(
+                "Invalid game options.", code="bad-options", errors={"options": exc.messages}
+            ) from None
         try:
             game.check_seats(n, opts)  # options may change the allowed counts (a solo variant)
         except IllegalMove as exc:
-            raise ValidationFailed(exc.message, code="bad-seat-count",
-                                   errors={"seats": [exc.message]}) from None
+            raise ValidationFailed(
+                exc.message, code="bad-seat-count", errors={"seats": [exc.message]}
+            ) from None
         match_id = match_id or new_match_id()
         # A client's seed only feeds the effective seed, which mixes in the server's secret.
-        record = MatchRecord(id=match_id, game=game_slug, options=opts, seed=self.seeding.match_seed(match_id, seed),
-                             created=self.clock(), seats=seat_objs, settings=dict(settings or {}))
+        record = MatchRecord(
+            id=match_id,
+            game=game_slug,
+            options=opts,
+            seed=self.seeding.match_seed(match_id, seed),
+            created=self.clock(),
+            seats=seat_objs,
+            settings=dict(settings or {}),
+        )
         entry = decider.setup_entry(game, n, opts, record.seed)
         entry["time"] = record.created
         if record.settings.get("clock"):  # time is part of the log: the fold runs the clocks
-            entry["lifecycle"] = {"clock": record.settings["clock"], "timeout": record.settings.get("timeout")}
+            entry["lifecycle"] = {
+                "clock": record.settings["clock"],
+                "timeout": record.settings.get("timeout"),
+            }
             entry["started"] = record.full
         tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
         # The new match is folded here, not read back: its only entry is the one being written.
@@ -169,8 +215,14 @@ class Matches:
         # Record, tokens, lobby and first entry in one transaction: one round trip.
         pipe = self.store.redis.pipeline(transaction=True)
         self.records.queue_create(pipe, record, tokens, admin_hash=admin_hash)
-        self.store.queue_append(pipe, record.id, entry, 0, status=status_of(record, game, loaded.folded.state),
-                                ai_seats=self.ai_to_move(record, game, loaded.folded))
+        self.store.queue_append(
+            pipe,
+            record.id,
+            entry,
+            0,
+            status=status_of(record, game, loaded.folded.state),
+            ai_seats=self.ai_to_move(record, game, loaded.folded),
+        )
         self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
         if record.full:
@@ -186,8 +238,9 @@ class Matches:
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
         if seat in record.settings.get("reserved", ()):
-            raise Conflict(f"Seat {seat} is kept for its player in the previous match (rematch).",
-                           code="seat-reserved")
+            raise Conflict(
+                f"Seat {seat} is kept for its player in the previous match (rematch).", code="seat-reserved"
+            )
         token = new_token()
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.mark_ai_pending(self.store.redis, match_id)
@@ -215,7 +268,9 @@ class Matches:
             if loaded.folded.lifecycle["started"]:
                 return loaded
             try:
-                return self.append(loaded, lifecycle.entry(lifecycle.START, None, num_seats=loaded.record.num_seats))
+                return self.append(
+                    loaded, lifecycle.entry(lifecycle.START, None, num_seats=loaded.record.num_seats)
+                )
             except VersionConflict:
                 loaded = self.load(loaded.record.id)
         return loaded
@@ -238,8 +293,11 @@ class Matches:
                 seat_objs.append(Seat())
                 continue
             if s.get("ai") and s["ai"] not in levels:
-                raise ValidationFailed(f"Unknown AI level '{s['ai']}'.", code="unknown-ai-level",
-                                       errors={"seats": {str(i): {"ai": [f"one of {sorted(levels)}"]}}})
+                raise ValidationFailed(
+                    f"Unknown AI level '{s['ai']}'.",
+                    code="unknown-ai-level",
+                    errors={"seats": {str(i): {"ai": [f"one of {sorted(levels)}"]}}},
+                )
             seat_objs.append(Seat(name=s["name"], ai=s.get("ai")))
         return seat_objs
 
@@ -263,10 +321,13 @@ class Matches:
         if extra:
             raise ValidationFailed(
                 f"This move does not take {', '.join(repr(k[:40]) for k in extra[:5])}.",
-                code="unknown-move-field", errors={"move": {k[:40]: ["Unknown field."] for k in extra[:20]}})
+                code="unknown-move-field",
+                errors={"move": {k[:40]: ["Unknown field."] for k in extra[:20]}},
+            )
 
-    def open(self, match_id: str, token: str | None = None, *,
-             fresh: bool = True) -> tuple[Loaded, int | None, bool]:
+    def open(
+        self, match_id: str, token: str | None = None, *, fresh: bool = True
+    ) -> tuple[Loaded, int | None, bool]:
         """The latest match, and the seat of ``token``, in at most one round trip to Redis when warm.
 
         Returns ``(loaded, seat, token_ok)``: ``seat`` is None for no token or an
@@ -315,8 +376,11 @@ class Matches:
             loaded = Loaded(record, folded)
         else:
             loaded = self._load(record, None)
-        if seat is not None and loaded.folded.lifecycle is not None and lifecycle.revoked(loaded.folded,
-                                                                                          token_hash):
+        if (
+            seat is not None
+            and loaded.folded.lifecycle is not None
+            and lifecycle.revoked(loaded.folded, token_hash)
+        ):
             return loaded, None, False  # the seat was left: its old token no longer acts for it
         return loaded, seat, token is None or seat is not None
 
@@ -353,13 +417,15 @@ class Matches:
         game = self.game(record)
         public = status_of(record, game, folded.state, folded) == FINISHED
         names = record.names()
-        return [redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
-                for e in entries]
+        return [
+            redact_entry(game, e, viewer, names, public=public, undone=e["version"] in folded.undone)
+            for e in entries
+        ]
 
     @staticmethod
     def ai_to_move(record: MatchRecord, game, folded: Folded) -> list[int]:
         """The AI seats to move in ``folded`` (none while seats are open, or once it is over),
-        an AI that took over a seat (see :mod:`service.core.lifecycle`) among them."""
+        an AI that took over a seat (see :mod:`gameroom.core.lifecycle`) among them."""
         ai = lifecycle.ai_seats(record, folded)
         if not ai or record.read_only or not record.full or lifecycle.outcome(game, folded) is not None:
             return []
@@ -372,10 +438,19 @@ class Matches:
 
     # -- moves -----------------------------------------------------------
 
-    def submit(self, match_id: str, seat: int, move: dict, *, expected_version: int | None = None,
-               idempotency_key: str | None = None, actor: str | None = None,
-               loaded: Loaded | None = None, maybe_behind: bool = False,
-               token: str | None = None) -> MoveResult:
+    def submit(
+        self,
+        match_id: str,
+        seat: int,
+        move: dict,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        actor: str | None = None,
+        loaded: Loaded | None = None,
+        maybe_behind: bool = False,
+        token: str | None = None,
+    ) -> MoveResult:
         """Decide ``move`` for ``seat`` and append it.
 
         With ``expected_version`` the move is refused with ``stale-version`` if the
@@ -387,19 +462,21 @@ class Matches:
         ``loaded``: the match as the caller already has it; ``maybe_behind``
         says it came from :meth:`open` with ``fresh=False`` and may be behind.
         ``token``: the caller's seat token, checked again on the fold the move is
-        judged on (a seat that was left revokes it, see :mod:`service.core.lifecycle`).
+        judged on (a seat that was left revokes it, see :mod:`gameroom.core.lifecycle`).
         """
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
         if key is None:
-            return self._submit(match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind,
-                                token)
+            return self._submit(
+                match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind, token
+            )
         fingerprint = request_fingerprint(move, expected_version)
         prior = self.records.idempotent(match_id, key)
         if prior is not None:
             return self._replayed(match_id, *prior, fingerprint)
         try:
-            return self._submit(match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
-                                maybe_behind, token)
+            return self._submit(
+                match_id, seat, move, expected_version, key, fingerprint, actor, loaded, maybe_behind, token
+            )
         except GameroomError:
             # A retry that overlapped its original may have been judged on the state the
             # original made (its move no longer legal, a stale version, a busy match): the
@@ -410,8 +487,9 @@ class Matches:
                 raise
             return self._replayed(match_id, *prior, fingerprint)
 
-    def _submit(self, match_id, seat, move, expected_version, key, fingerprint, actor, loaded,
-                maybe_behind, token) -> MoveResult:
+    def _submit(
+        self, match_id, seat, move, expected_version, key, fingerprint, actor, loaded, maybe_behind, token
+    ) -> MoveResult:
         # A ``loaded`` from open(fresh=False) may be behind the store: the append's
         # version check catches that, and anything refused on it is re-checked fresh.
         fresh = loaded is None or not maybe_behind
@@ -427,7 +505,11 @@ class Matches:
                 raise Conflict("The match has open seats and has not started.", code="match-not-started")
             if seat is None or not 0 <= seat < record.num_seats:
                 raise NotYourSeat("Spectators cannot move.")
-            if token is not None and folded.lifecycle is not None and lifecycle.revoked(folded, hash_token(token)):
+            if (
+                token is not None
+                and folded.lifecycle is not None
+                and lifecycle.revoked(folded, hash_token(token))
+            ):
                 raise Unauthorized("The token is not valid for this match.", code="bad-token")
             game = self.game(record)
             self._check_move_keys(record.game, game, move)
@@ -448,9 +530,15 @@ class Matches:
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
             status = status_of(record, game, new.folded.state, new.folded)
             try:
-                result = self.store.append(match_id, entry, folded.version, key, status=status,
-                                           fingerprint=fingerprint,
-                                           ai_seats=self.ai_to_move(record, game, new.folded))
+                result = self.store.append(
+                    match_id,
+                    entry,
+                    folded.version,
+                    key,
+                    status=status,
+                    fingerprint=fingerprint,
+                    ai_seats=self.ai_to_move(record, game, new.folded),
+                )
             except VersionConflict:
                 loaded = None
                 continue
@@ -467,8 +555,9 @@ class Matches:
         game = self.game(loaded.record)
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
         after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
-        result = self.store.append(loaded.record.id, entry, loaded.version,
-                                   ai_seats=self.ai_to_move(loaded.record, game, after))
+        result = self.store.append(
+            loaded.record.id, entry, loaded.version, ai_seats=self.ai_to_move(loaded.record, game, after)
+        )
         entry["version"] = result.version
         new = Loaded(loaded.record, after)
         self._cache.put(loaded.record.id, new.folded)
@@ -485,20 +574,26 @@ class Matches:
         current = loaded.folded.version
         if expected > current or expected < 1:
             raise VersionConflict(current, f"The match is at version {current}, not {expected}.")
-        if any(e.get("seat") == seat or e["kind"] != "move" for e in self.store.read(loaded.record.id, expected)):
+        if any(
+            e.get("seat") == seat or e["kind"] != "move" for e in self.store.read(loaded.record.id, expected)
+        ):
             raise VersionConflict(current, f"The match moved on to version {current}.")
         game = self.game(loaded.record)
         then = self.load(loaded.record.id, expected).folded.state
         if game.legal_moves(then, seat) != game.legal_moves(loaded.folded.state, seat):
             raise VersionConflict(current, f"The match moved on to version {current}.")
 
-    def _replayed(self, match_id: str, version: int, stored: str | None = None,
-                  fingerprint: str | None = None) -> MoveResult:
+    def _replayed(
+        self, match_id: str, version: int, stored: str | None = None, fingerprint: str | None = None
+    ) -> MoveResult:
         """The result of the append that first used an idempotency key; refused when
         the key is reused for a different request (``stored`` is that request's fingerprint)."""
         if stored is not None and fingerprint is not None and stored != fingerprint:
-            raise ValidationFailed("This Idempotency-Key was already used for a different request; "
-                                   "use a new key for a new move.", code="idempotency-key-reused")
+            raise ValidationFailed(
+                "This Idempotency-Key was already used for a different request; "
+                "use a new key for a new move.",
+                code="idempotency-key-reused",
+            )
         entry = self.store.entry(match_id, version)
         return MoveResult(version, entry, self.load(match_id), duplicate=True)
 
@@ -507,7 +602,9 @@ class Matches:
         record, folded = loaded.record, loaded.folded
         game = self.game(record)
         if not progress_saved:
-            self.records.set_progress(record.id, status_of(record, game, folded.state, folded), folded.version)
+            self.records.set_progress(
+                record.id, status_of(record, game, folded.state, folded), folded.version
+            )
         if self.snapshot_every and folded.version % self.snapshot_every == 0:
             snapshot = folded.to_snapshot() | {"code_rules_version": game.info.rules_version}
             self.store.save_snapshot(record.id, folded.version, snapshot)
@@ -524,4 +621,3 @@ class Matches:
                 raise
             except Exception:  # an observer must not undo an accepted move
                 log.exception("after-append callback %r failed for match %s", callback, record.id)
-

@@ -1,4 +1,5 @@
 """The ``gameroom`` command: serve, worker, games, replay, openapi, tournament."""
+
 from __future__ import annotations
 
 import contextlib
@@ -92,7 +93,8 @@ def data_dir_lock(config: Config):
         handle.close()
         raise click.ClickException(
             f"Another gameroom server (pid {holder}) is serving the data folder {os.path.abspath(config.data_dir)}. "
-            "Stop it first, or set GAMEROOM_DATA_DIR to another folder.") from None
+            "Stop it first, or set GAMEROOM_DATA_DIR to another folder."
+        ) from None
     handle.seek(0)
     handle.truncate()
     handle.write(f"{os.getpid()}\n")
@@ -117,12 +119,18 @@ def _check_port_free(host: str, port: int) -> None:
         except OSError as exc:
             raise click.ClickException(
                 f"Cannot listen on {host}:{port}: {exc.strerror}. Is another server running there? "
-                "Choose another port with --port or GAMEROOM_PORT.") from None
+                "Choose another port with --port or GAMEROOM_PORT."
+            ) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--log-level", default="INFO", show_default=True, envvar="GAMEROOM_LOG_LEVEL",
-              help="Logging level: DEBUG, INFO, WARNING, ERROR.")
+@click.option(
+    "--log-level",
+    default="INFO",
+    show_default=True,
+    envvar="GAMEROOM_LOG_LEVEL",
+    help="Logging level: DEBUG, INFO, WARNING, ERROR.",
+)
 @click.pass_context
 def main(ctx, log_level):
     """gameroom: an event-sourced REST game server.
@@ -139,8 +147,13 @@ def main(ctx, log_level):
 @click.option("--host", default=None, help="Interface to listen on  [default: 127.0.0.1]")
 @click.option("--port", type=int, default=None, help="Port to listen on  [default: 8000]")
 @click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes.")
-@click.option("--ai-workers", type=click.IntRange(0), default=1, show_default=True,
-              help="RQ worker processes for AI seats (0: none; run `gameroom worker` elsewhere).")
+@click.option(
+    "--ai-workers",
+    type=click.IntRange(0),
+    default=1,
+    show_default=True,
+    help="RQ worker processes for AI seats (0: none; run `gameroom worker` elsewhere).",
+)
 @click.pass_obj
 def serve(config: Config, host, port, workers, ai_workers):
     """Serve the API, with an embedded Redis (unless GAMEROOM_REDIS_URL is set) and AI workers.
@@ -180,11 +193,14 @@ def serve(config: Config, host, port, workers, ai_workers):
 
 
 def _start_supervisor(count: int, env: dict) -> subprocess.Popen:
-    """The AI workers' supervisor (service.workers.supervisor): restarts them, dies with this process."""
+    """The AI workers' supervisor (gameroom.workers.supervisor): restarts them, dies with this process."""
     from .workers.supervisor import die_with_parent
 
-    return subprocess.Popen([sys.executable, "-m", "service.workers.supervisor", "--count", str(count)],
-                            env=env, preexec_fn=die_with_parent(signal.SIGTERM))
+    return subprocess.Popen(
+        [sys.executable, "-m", "gameroom.workers.supervisor", "--count", str(count)],
+        env=env,
+        preexec_fn=die_with_parent(signal.SIGTERM),
+    )
 
 
 def _stop_all(processes, timeout: float = 30) -> None:
@@ -228,8 +244,10 @@ def games():
     registry = build_registry()
     for g in registry:
         info = g.game.info
-        click.echo(f"{info.slug:24} {info.title:28} {info.min_players}-{info.max_players} players  "
-                   f"{g.distribution} {g.version}")
+        click.echo(
+            f"{info.slug:24} {info.title:28} {info.min_players}-{info.max_players} players  "
+            f"{g.distribution} {g.version}"
+        )
 
 
 @main.command()
@@ -258,8 +276,13 @@ def replay(config: Config, match_id, steps, as_json):
         total = store.version(match_id)
         folded = decider.Folded()
         after = 0
-        with tqdm(total=total, desc=f"replaying {match_id}", unit="entry", disable=total < 500 or steps,
-                  file=sys.stderr) as bar:
+        with tqdm(
+            total=total,
+            desc=f"replaying {match_id}",
+            unit="entry",
+            disable=total < 500 or steps,
+            file=sys.stderr,
+        ) as bar:
             while after < total:
                 page = store.read_page(match_id, after, 1000)
                 for entry in page:
@@ -272,7 +295,9 @@ def replay(config: Config, match_id, steps, as_json):
                 bar.update(len(page))
     outcome = lifecycle.outcome(game, folded)  # a resignation's or forfeit's, else the game's
     if as_json:
-        click.echo(json.dumps({"version": folded.version, "state": folded.state, "outcome": outcome}, indent=2))
+        click.echo(
+            json.dumps({"version": folded.version, "state": folded.state, "outcome": outcome}, indent=2)
+        )
         return
     click.echo(f"{game.info.title} match {match_id}: version {folded.version}")
     click.echo(json.dumps(game.view(folded.state, None), indent=2))
@@ -289,32 +314,72 @@ def openapi():
 
 @main.command()
 @click.option("--game", "slug", required=True, help="Slug of the game to play (see `gameroom games`).")
-@click.option("--seats", required=True, metavar="LEVEL,LEVEL[,...]",
-              help="One AI level per seat, e.g. mcts,greedy. Levels: random, greedy, mcts, and any the game or "
-                   "an add-on plugin provides. A level may enter twice (mcts,mcts: entrants mcts#1, mcts#2).")
-@click.option("--matches", "-n", type=click.IntRange(1), default=100, show_default=True,
-              help="Matches to play. Use a multiple of the number of seats, so that every entrant plays every "
-                   "deal from every seat.")
-@click.option("--budget", default=None, metavar="N | Ts | N/Ts",
-              help="Search budget of the search levels (mcts): N iterations with no time limit (reproducible), "
-                   "Ts seconds per decision (e.g. 0.5s or 300ms), or both (300/0.5s).  "
-                   "[default: the game's or the platform's, the same as on the server]")
-@click.option("--search", "search_settings", multiple=True, metavar="KEY=VALUE",
-              help="A setting of the mcts search, overriding the game's and the platform's defaults "
-                   "(repeatable): exploration (UCB constant), minimax (0..1, weight of the implicit "
-                   "minimax value), rollout (steps before the evaluation), final (visits or value: how the move "
-                   "is picked). See service/ai/mcts.py.")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True,
-              help="Play matches in this many processes (one per core is best for timed budgets).")
-@click.option("--seed", default="tournament", show_default=True,
-              help="Seed of the deals and of the AI's randomness: the same seed and an iteration budget give "
-                   "the same results.")
-@click.option("--options", "options_json", default=None, metavar="JSON", help="Game options, as a JSON object.")
-@click.option("--chart", type=click.Path(dir_okay=False), default=None,
-              help="Also write a PNG chart (win rates and mean scores with their intervals) to this file. Needs "
-                   "matplotlib (pip install 'gameroom[dev]').")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
-              help="Also write every match's result and the summary as JSON to this file.")
+@click.option(
+    "--seats",
+    required=True,
+    metavar="LEVEL,LEVEL[,...]",
+    help="One AI level per seat, e.g. mcts,greedy. Levels: random, greedy, mcts, and any the game or "
+    "an add-on plugin provides. A level may enter twice (mcts,mcts: entrants mcts#1, mcts#2).",
+)
+@click.option(
+    "--matches",
+    "-n",
+    type=click.IntRange(1),
+    default=100,
+    show_default=True,
+    help="Matches to play. Use a multiple of the number of seats, so that every entrant plays every "
+    "deal from every seat.",
+)
+@click.option(
+    "--budget",
+    default=None,
+    metavar="N | Ts | N/Ts",
+    help="Search budget of the search levels (mcts): N iterations with no time limit (reproducible), "
+    "Ts seconds per decision (e.g. 0.5s or 300ms), or both (300/0.5s).  "
+    "[default: the game's or the platform's, the same as on the server]",
+)
+@click.option(
+    "--search",
+    "search_settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A setting of the mcts search, overriding the game's and the platform's defaults "
+    "(repeatable): exploration (UCB constant), minimax (0..1, weight of the implicit "
+    "minimax value), rollout (steps before the evaluation), final (visits or value: how the move "
+    "is picked). See service/ai/mcts.py.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Play matches in this many processes (one per core is best for timed budgets).",
+)
+@click.option(
+    "--seed",
+    default="tournament",
+    show_default=True,
+    help="Seed of the deals and of the AI's randomness: the same seed and an iteration budget give "
+    "the same results.",
+)
+@click.option(
+    "--options", "options_json", default=None, metavar="JSON", help="Game options, as a JSON object."
+)
+@click.option(
+    "--chart",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write a PNG chart (win rates and mean scores with their intervals) to this file. Needs "
+    "matplotlib (pip install 'gameroom[dev]').",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write every match's result and the summary as JSON to this file.",
+)
 def tournament(slug, seats, matches, budget, search_settings, jobs, seed, options_json, chart, json_path):
     """Play AI levels against each other locally and print their strength.
 
@@ -352,16 +417,26 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
     labels = tour.labels_for(levels)
     with tqdm(total=matches, desc=f"{slug}: {' vs '.join(labels)}", unit="match", file=sys.stderr) as bar:
         try:
-            results = tour.run(slug, levels, matches, budget=parsed, jobs=jobs, seed=seed, options=options,
-                               progress=lambda result: bar.update(1))
+            results = tour.run(
+                slug,
+                levels,
+                matches,
+                budget=parsed,
+                jobs=jobs,
+                seed=seed,
+                options=options,
+                progress=lambda result: bar.update(1),
+            )
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     failed = [r for r in results if r.get("error")]
     rows = report.summarize(results, labels)
     steps = [r["steps"] for r in results if not r.get("error")]
     tuned = "".join(f", {s}" for s in search_settings)
-    click.echo(f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}"
-               f"{tuned}, seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps")
+    click.echo(
+        f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}"
+        f"{tuned}, seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps"
+    )
     click.echo(report.table(rows))
     for r in failed:
         click.echo(f"match {r['index']} left out: {r['error'].strip().splitlines()[-1]}", err=True)
@@ -372,9 +447,20 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
         for r in results:
             r["decisions"] = {labels[e]: times for e, times in r["decisions"].items()}
         with open(json_path, "w") as out:
-            json.dump({"game": slug, "levels": levels, "budget": budget, "search": list(search_settings),
-                       "seed": seed, "summary": rows,
-                       "matches": results}, out, indent=1, default=str)
+            json.dump(
+                {
+                    "game": slug,
+                    "levels": levels,
+                    "budget": budget,
+                    "search": list(search_settings),
+                    "seed": seed,
+                    "summary": rows,
+                    "matches": results,
+                },
+                out,
+                indent=1,
+                default=str,
+            )
     if failed:
         sys.exit(1)
 

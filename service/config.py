@@ -3,6 +3,7 @@
 ``Config.from_env()`` reads the environment once; ``create_app(config)``
 takes a mapping of overrides on top (tests use that).
 """
+
 from __future__ import annotations
 
 import os
@@ -66,7 +67,7 @@ class Config:
     reproducible_seeds: bool = False
 
     @classmethod
-    def from_env(cls, environ=os.environ, **overrides) -> "Config":
+    def from_env(cls, environ=os.environ, **overrides) -> Config:
         values = {}
         for f in fields(cls):
             raw = environ.get(f"GAMEROOM_{f.name.upper()}")

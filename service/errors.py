@@ -1,8 +1,9 @@
-"""The exception hierarchy, mapped to problem+json in one place (service.api.problems).
+"""The exception hierarchy, mapped to problem+json in one place (gameroom.api.problems).
 
 Every error has a stable machine-readable ``code`` and an HTTP ``status``.
 Messages never contain hidden information or secrets.
 """
+
 from __future__ import annotations
 
 

@@ -6,6 +6,7 @@ itself the first time it reaches :func:`point` with that name, e.g.
 enqueue of the next AI turn, no answer to the client). Unset, a point costs
 one dictionary look-up. Never set it in production.
 """
+
 from __future__ import annotations
 
 import os

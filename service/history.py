@@ -1,7 +1,8 @@
 """The event history as a feature: undo (direct or by request), fork, export and import.
 
-Built on :class:`service.application.Matches`; like it, free of HTTP and RQ.
+Built on :class:`gameroom.application.Matches`; like it, free of HTTP and RQ.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,8 @@ from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status
 from .core.rng import seed_at
 from .core.undo import APPLY, plan_undo, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
-from .plugin_api import IllegalMove
 from .eventstore import keys
+from .plugin_api import IllegalMove
 
 log = logging.getLogger(__name__)
 
@@ -41,15 +42,27 @@ class History:
         self._playable(loaded)
         plan = plan_undo(loaded.folded, seat, steps)
         # Every other human seat votes; AI seats (also a person's seat an AI plays now) never block an undo.
-        voters = sorted(i for i, s in enumerate(loaded.record.seats)
-                        if not s.ai and not lifecycle.taken_over(loaded.folded, i) and i != seat)
+        voters = sorted(
+            i
+            for i, s in enumerate(loaded.record.seats)
+            if not s.ai and not lifecycle.taken_over(loaded.folded, i) and i != seat
+        )
         if plan.kind == APPLY or not voters:
             return "applied", self._apply(loaded, seat, plan)
-        request = {"id": secrets.token_hex(6), "seat": seat, "steps": steps, "target": plan.target,
-                   "undoes": list(plan.undoes), "base_version": loaded.version,
-                   "votes": {str(v): None for v in voters}, "status": "pending"}
+        request = {
+            "id": secrets.token_hex(6),
+            "seat": seat,
+            "steps": steps,
+            "target": plan.target,
+            "undoes": list(plan.undoes),
+            "base_version": loaded.version,
+            "votes": {str(v): None for v in voters},
+            "status": "pending",
+        }
         self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
-        log.info("match %s: seat %d asks to undo to v%d (request %s)", match_id, seat, plan.target, request["id"])
+        log.info(
+            "match %s: seat %d asks to undo to v%d (request %s)", match_id, seat, plan.target, request["id"]
+        )
         return "requested", request
 
     def _apply(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
@@ -73,7 +86,9 @@ class History:
 
     def pending(self, match_id: str) -> list[dict]:
         """The match's undo requests still waiting for votes, oldest first."""
-        ids = sorted(i.decode() if isinstance(i, bytes) else i for i in self.redis.hkeys(keys.undo_requests(match_id)))
+        ids = sorted(
+            i.decode() if isinstance(i, bytes) else i for i in self.redis.hkeys(keys.undo_requests(match_id))
+        )
         requests = [self.request(match_id, request_id) for request_id in ids]
         return [r for r in sorted(requests, key=lambda r: r["base_version"]) if r["status"] == "pending"]
 
@@ -82,7 +97,9 @@ class History:
         self.matches.record(match_id)
         request = self.request(match_id, request_id)
         if request["status"] != "pending":
-            raise Conflict(f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}")
+            raise Conflict(
+                f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}"
+            )
         if str(seat) not in request["votes"]:
             raise Conflict("Your seat does not vote on this request.", code="not-a-voter")
         request["votes"][str(seat)] = bool(approve)
@@ -112,43 +129,68 @@ class History:
 
     # -- fork --------------------------------------------------------------
 
-    def fork(self, match_id: str, version: int, seats: list[dict] | None = None) -> tuple[Loaded, dict[int, str]]:
+    def fork(
+        self, match_id: str, version: int, seats: list[dict] | None = None
+    ) -> tuple[Loaded, dict[int, str]]:
         """A new match from a finished match's first ``version`` entries, with new tokens."""
         loaded = self.matches.load(match_id)
         record = loaded.record
         if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) != FINISHED:
-            raise Conflict("Only a finished match can be forked (its history is public then).",
-                           code="match-not-finished")
+            raise Conflict(
+                "Only a finished match can be forked (its history is public then).", code="match-not-finished"
+            )
         if not 1 <= version <= loaded.version:
             raise NotFound(f"Match {match_id} has versions 1–{loaded.version}.", code="no-such-version")
         if seats is None:
             seats = [{"name": s.name, "ai": s.ai} for s in record.seats]
         if len(seats) != record.num_seats:
-            raise ValidationFailed(f"A fork keeps the {record.num_seats} seats of the match.", code="bad-seat-count",
-                                   errors={"seats": [f"needs {record.num_seats} seats"]})
-        seat_objs = self.matches.seats_for(self.matches.game(record), seats)  # AI levels, as create checks them
+            raise ValidationFailed(
+                f"A fork keeps the {record.num_seats} seats of the match.",
+                code="bad-seat-count",
+                errors={"seats": [f"needs {record.num_seats} seats"]},
+            )
+        seat_objs = self.matches.seats_for(
+            self.matches.game(record), seats
+        )  # AI levels, as create checks them
         entries = self.matches.store.read(match_id, 0, version)
         # Fresh randomness after the fork: the original's seed is in its export, so a fork
         # that kept it would let anyone compute the fork's hidden draws.
         seed = self.matches.seeding.fork_seed(record.seed, version)
         schedule = [s for s in record.seed_schedule() if s[0] <= version] + [[version + 1, seed]]
-        new = MatchRecord(id=new_match_id(), game=record.game, options=record.options, seed=seed,
-                          created=self.matches.clock(), seats=seat_objs,
-                          forked_from={"match": match_id, "version": version}, seed_log=schedule)
+        new = MatchRecord(
+            id=new_match_id(),
+            game=record.game,
+            options=record.options,
+            seed=seed,
+            created=self.matches.clock(),
+            seats=seat_objs,
+            forked_from={"match": match_id, "version": version},
+            seed_log=schedule,
+        )
         loaded, tokens = self._store_copy(new, entries)
         if loaded.folded.lifecycle is not None:  # the fork's own players, and its clocks run from now
-            loaded = self.matches.append(loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats))
+            loaded = self.matches.append(
+                loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats)
+            )
         return loaded, tokens
 
     def _store_copy(self, record: MatchRecord, entries: list[dict]) -> tuple[Loaded, dict[int, str]]:
-        tokens = {i: new_token() for i, s in enumerate(record.seats) if s.filled and not s.ai and not record.read_only}
+        tokens = {
+            i: new_token()
+            for i, s in enumerate(record.seats)
+            if s.filled and not s.ai and not record.read_only
+        }
         self.matches.records.create(record, tokens)
         for i, entry in enumerate(entries):
             self.matches.store.append(record.id, {k: v for k, v in entry.items() if k != "version"}, i)
         loaded = self.matches.load(record.id)
         self.matches._after(loaded, None)
-        log.info("match %s stored from %d entries (%s)", record.id, len(entries),
-                 "import" if record.read_only else f"fork of {record.forked_from}")
+        log.info(
+            "match %s stored from %d entries (%s)",
+            record.id,
+            len(entries),
+            "import" if record.read_only else f"fork of {record.forked_from}",
+        )
         return loaded, tokens
 
     # -- export / import -----------------------------------------------------
@@ -189,13 +231,16 @@ class History:
         if doc.get("format") != EXPORT_FORMAT or doc.get("format_version") != EXPORT_FORMAT_VERSION:
             raise ValidationFailed("Not a gameroom match export.", code="bad-export-format")
         if not doc.get("complete") or "seed" not in doc:
-            raise ValidationFailed("Only the complete log of a finished match can be imported.",
-                                   code="export-incomplete")
+            raise ValidationFailed(
+                "Only the complete log of a finished match can be imported.", code="export-incomplete"
+            )
         game = self.matches.registry.get(doc["game"])
         if doc.get("rules_version") != game.info.rules_version:
             raise ValidationFailed(
                 f"The log was played under rules version {doc.get('rules_version')}; this server can re-check "
-                f"only version {game.info.rules_version}.", code="rules-version-mismatch")
+                f"only version {game.info.rules_version}.",
+                code="rules-version-mismatch",
+            )
         # Seat count, names and AI levels as create checks them, before anything is replayed.
         seat_objs = self.matches.seats_for(game, doc["seats"])
         entries = doc.get("entries") or []
@@ -205,10 +250,16 @@ class History:
         verified = verify_log(game, entries, len(seat_objs), doc["options"], schedule)
         if lifecycle.outcome(game, verified) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
-        record = MatchRecord(id=new_match_id(), game=doc["game"], options=doc["options"], seed=schedule[-1][1],
-                             created=self.matches.clock(),
-                             seats=seat_objs,
-                             read_only=True, seed_log=schedule if len(schedule) > 1 else None)
+        record = MatchRecord(
+            id=new_match_id(),
+            game=doc["game"],
+            options=doc["options"],
+            seed=schedule[-1][1],
+            created=self.matches.clock(),
+            seats=seat_objs,
+            read_only=True,
+            seed_log=schedule if len(schedule) > 1 else None,
+        )
         loaded, _ = self._store_copy(record, entries)
         return loaded
 
@@ -217,12 +268,15 @@ def _check_lifecycle(game, folded: Folded, entry: dict, num_seats: int, version:
     """A lifecycle entry as the log may hold it: a known action by a seat of the match, and a
     resignation's or forfeit's outcome what the game says it is."""
     action, seat = entry.get("action"), entry.get("seat")
-    if action not in lifecycle.ACTIONS or not (seat is None or isinstance(seat, int) and 0 <= seat < num_seats):
+    if action not in lifecycle.ACTIONS or not (
+        seat is None or isinstance(seat, int) and 0 <= seat < num_seats
+    ):
         bad(version, "an unknown lifecycle action or seat")
     if entry.get("events"):
         bad(version, "a lifecycle entry carries no game events")
-    ends = action == lifecycle.RESIGN or (action == lifecycle.TIMEOUT
-                                          and (entry.get("policy") or {}).get("action") == lifecycle.FORFEIT)
+    ends = action == lifecycle.RESIGN or (
+        action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") == lifecycle.FORFEIT
+    )
     if ends and entry.get("outcome") != lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats):
         bad(version, "the outcome is not what the game says a resignation or forfeit means")
     if action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") not in lifecycle.POLICIES:
@@ -262,7 +316,9 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         kind = entry.get("kind")
         try:
             if kind == "move":
-                expected = decider.decide(game, folded, entry.get("seat"), entry.get("move"), seed_at(schedule, i))
+                expected = decider.decide(
+                    game, folded, entry.get("seat"), entry.get("move"), seed_at(schedule, i)
+                )
                 if expected["events"] != entry.get("events"):
                     bad(i, "its events are not what the move produces")
             elif kind == "undo":
@@ -273,8 +329,13 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                     bad(i, "the undo crosses a random draw or a reveal")
                 if entry.get("state") != states[target]:
                     bad(i, "the undo does not restore the state of its target version")
-                expected = {"kind": "undo", "seat": entry.get("seat"), "target": target, "events": [],
-                            "state": states[target]}
+                expected = {
+                    "kind": "undo",
+                    "seat": entry.get("seat"),
+                    "target": target,
+                    "events": [],
+                    "state": states[target],
+                }
             elif kind == "lifecycle":
                 expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
             else:
@@ -283,7 +344,10 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
             if isinstance(exc, TamperedLog):
                 raise
             bad(i, f"the move is refused ({exc.code}: {exc.detail})")
-        folded = decider.apply_entry(game, folded, {**expected, "version": i, "drew": expected.get("drew"),
-                                                    "reveal": expected.get("reveal")})
+        folded = decider.apply_entry(
+            game,
+            folded,
+            {**expected, "version": i, "drew": expected.get("drew"), "reveal": expected.get("reveal")},
+        )
         states[i] = folded.state
     return folded

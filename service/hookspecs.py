@@ -2,10 +2,11 @@
 
 Every first-party game and every third-party package is a pluggy plugin: a
 module registered under the entry-point group ``gameroom.games`` whose
-functions are marked with :data:`service.plugin_api.hookimpl`. A hook
+functions are marked with :data:`gameroom.plugin_api.hookimpl`. A hook
 implementation whose name is not specified here is an error at start-up
 (pluggy's ``check_pending``), so a misspelt hook never silently does nothing.
 """
+
 from __future__ import annotations
 
 import pluggy
@@ -23,12 +24,12 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 def gameroom_games():
     """Return the games this plugin provides.
 
-    :return: a list of :class:`service.plugin_api.Game` instances. Each slug
+    :return: a list of :class:`gameroom.plugin_api.Game` instances. Each slug
         must be unique over all installed plugins; the registry refuses to
         start on a duplicate.
 
     A game's board in the web client is part of the game, not a hook: see
-    :meth:`service.plugin_api.Game.renderer` (without one, the generic
+    :meth:`gameroom.plugin_api.Game.renderer` (without one, the generic
     renderer draws the game from its view and legal moves).
 
     Implemented by every game package. Collecting hook: all results are used.
@@ -44,18 +45,18 @@ def gameroom_games():
 def gameroom_ai_policies(game):
     """Return extra AI levels for ``game``.
 
-    :param game: a :class:`service.plugin_api.Game`.
+    :param game: a :class:`gameroom.plugin_api.Game`.
     :return: a dict ``level name -> policy`` where ``policy(game, view, seat,
         legal, rng, *, num_seats, **budget) -> move`` picks one of the ``legal`` moves from ``seat``'s
         view only; or ``None``.
 
     A policy may declare a ``time_budget`` attribute (seconds one decision
     may take; default 60), which sizes its job timeout
-    (:func:`service.ai.levels.time_budget`). The built-in levels need no hook:
+    (:func:`gameroom.ai.levels.time_budget`). The built-in levels need no hook:
     ``random`` plays every game, ``greedy`` and ``mcts`` every game that
     implements ``Game.sample_state`` (required for hidden-information games
     that want them); a game tunes ``mcts`` with the optional attributes listed
-    in the docstring of :mod:`service.ai.mcts`.
+    in the docstring of :mod:`gameroom.ai.mcts`.
 
     Implemented by add-on packages that bring stronger or stranger bots.
     Collecting hook: the dicts of all plugins are merged; a level name that
@@ -72,7 +73,7 @@ def gameroom_ai_policies(game):
 def gameroom_content(game):
     """Return named data files (card sets, boards, scenarios) that ``game``'s options may name.
 
-    :param game: a :class:`service.plugin_api.Game`.
+    :param game: a :class:`gameroom.plugin_api.Game`.
     :return: a dict ``kind -> {name: file}`` or ``None``. ``kind`` is the
         game's word for the content (Tiny Stellar Empires reads ``card_set``);
         ``name`` is what a client writes in the option (letters, digits, ``-``,
@@ -82,7 +83,7 @@ def gameroom_content(game):
 
     Clients only ever *name* content: no option carries a path, so no client
     text reaches the filesystem. The registry hands the merged dict to
-    :meth:`service.plugin_api.Game.use_content` at start-up.
+    :meth:`gameroom.plugin_api.Game.use_content` at start-up.
 
     Implemented by content packs. Collecting hook: the dicts of all plugins
     are merged; a name that two plugins register for one kind is an error at

@@ -9,6 +9,7 @@ keys turned into strings, UTF-8 text. What orjson refuses (integers beyond
 before. Decoding stays with the standard library: orjson would read an
 integer beyond 64 bits as a float, silently.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,4 +35,3 @@ def dumps(obj) -> bytes:
 
 def dumps_text(obj) -> str:
     return dumps(obj).decode()
-

@@ -1,11 +1,12 @@
 """Use cases around the players: resign, leave to an AI, reclaim, timeouts, rematch.
 
-Built on :class:`service.application.Matches` (free of HTTP and RQ, like it).
+Built on :class:`gameroom.application.Matches` (free of HTTP and RQ, like it).
 Every action here is a lifecycle entry in the match's stream (see
-:mod:`service.core.lifecycle`), appended at the version the action was
+:mod:`gameroom.core.lifecycle`), appended at the version the action was
 judged on: two racing actions cannot both apply, and a repeated one finds
 the match already changed and does nothing.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -60,16 +61,24 @@ class Lifecycle:
         """Refuse unless ``admin_token`` is the match creator's admin token."""
         self.matches.record(match_id)
         stored = self.redis.hget(keys.meta(match_id), "admin")
-        if not admin_token or stored is None or not hmac.compare_digest(stored.decode(), hash_token(admin_token)):
-            raise Unauthorized("This needs the match's admin token (returned when it was created).",
-                               code="bad-admin-token")
+        if (
+            not admin_token
+            or stored is None
+            or not hmac.compare_digest(stored.decode(), hash_token(admin_token))
+        ):
+            raise Unauthorized(
+                "This needs the match's admin token (returned when it was created).", code="bad-admin-token"
+            )
 
     def _level(self, loaded: Loaded, level: str | None) -> str:
         level = level or lifecycle.DEFAULT_LEVEL
         game = self.matches.game(loaded.record)
         if level not in self.matches.ai_levels(game):
-            raise ValidationFailed(f"Unknown AI level '{level}'.", code="unknown-ai-level",
-                                   errors={"level": [f"one of {self.matches.ai_levels(game)}"]})
+            raise ValidationFailed(
+                f"Unknown AI level '{level}'.",
+                code="unknown-ai-level",
+                errors={"level": [f"one of {self.matches.ai_levels(game)}"]},
+            )
         return level
 
     def settings(self, body: dict) -> dict:
@@ -79,17 +88,24 @@ class Lifecycle:
         if "timeout" in settings:
             game = self.matches.registry.get(body["game"])
             if settings["timeout"]["level"] not in self.matches.ai_levels(game):
-                raise ValidationFailed(f"Unknown AI level '{settings['timeout']['level']}'.", code="unknown-ai-level",
-                                       errors={"timeout": {"level": [f"one of {self.matches.ai_levels(game)}"]}})
+                raise ValidationFailed(
+                    f"Unknown AI level '{settings['timeout']['level']}'.",
+                    code="unknown-ai-level",
+                    errors={"timeout": {"level": [f"one of {self.matches.ai_levels(game)}"]}},
+                )
             if "clock" not in settings:
-                raise ValidationFailed("A timeout policy needs a clock.", code="timeout-without-clock",
-                                       errors={"timeout": ["needs a clock"]})
+                raise ValidationFailed(
+                    "A timeout policy needs a clock.",
+                    code="timeout-without-clock",
+                    errors={"timeout": ["needs a clock"]},
+                )
         return settings
 
     # -- resign, leave, reclaim ------------------------------------------------
 
     def resign(self, match_id: str, seat: int) -> tuple[Loaded, dict]:
         """``seat`` concedes: the match ends; the others win unless the game says otherwise."""
+
         def build(loaded):
             self._active(loaded)
             game = self.matches.game(loaded.record)
@@ -102,13 +118,18 @@ class Lifecycle:
 
     def leave(self, match_id: str, seat: int, token: str, level: str | None = None) -> tuple[Loaded, dict]:
         """``seat`` hands itself to an AI of ``level`` for the rest of the match; ``token`` stops working."""
+
         def build(loaded):
             self._active(loaded)
             if lifecycle.taken_over(loaded.folded, seat):
                 raise Conflict("An AI plays this seat already.", code="seat-played-by-ai")
-            return lifecycle.entry(lifecycle.LEAVE, seat, num_seats=loaded.record.num_seats,
-                                   level=self._level(loaded, level),
-                                   revoked=[lifecycle.token_digest(hash_token(token))])
+            return lifecycle.entry(
+                lifecycle.LEAVE,
+                seat,
+                num_seats=loaded.record.num_seats,
+                level=self._level(loaded, level),
+                revoked=[lifecycle.token_digest(hash_token(token))],
+            )
 
         new, entry = self._append(match_id, build)
         log.info("match %s: seat %d left to an AI", match_id, seat)
@@ -163,8 +184,13 @@ class Lifecycle:
             new = self.matches.append(loaded, entry)
         except VersionConflict:
             return {"status": "stale", "version": self.matches.store.version(match_id)}
-        log.info("match %s: seat %d ran out of time at v%d (%s)", match_id, seat, version,
-                 entry["policy"]["action"])
+        log.info(
+            "match %s: seat %d ran out of time at v%d (%s)",
+            match_id,
+            seat,
+            version,
+            entry["policy"]["action"],
+        )
         return {"status": "applied", "version": new.version}
 
     # -- rematch -----------------------------------------------------------------
@@ -199,11 +225,15 @@ class Lifecycle:
             if not self.matches.records.claim(next_id, seat, record.seats[seat].name, token):
                 raise Conflict("Your seat in the rematch is taken already.", code="seat-taken")
             self.matches.seat_claimed(next_id)
-            self._append(match_id, lambda _l: lifecycle.entry(lifecycle.REMATCH, seat, num_seats=record.num_seats,
-                                                              next=next_id))
+            self._append(
+                match_id,
+                lambda _l: lifecycle.entry(lifecycle.REMATCH, seat, num_seats=record.num_seats, next=next_id),
+            )
         elif created_now:
-            self._append(match_id, lambda _l: lifecycle.entry(lifecycle.REMATCH, None, num_seats=record.num_seats,
-                                                              next=next_id))
+            self._append(
+                match_id,
+                lambda _l: lifecycle.entry(lifecycle.REMATCH, None, num_seats=record.num_seats, next=next_id),
+            )
         return {"match": self.matches.load(next_id), "seat": seat, "token": token}
 
     def _create_rematch(self, record, next_id: str) -> None:
@@ -220,11 +250,21 @@ class Lifecycle:
             if self.matches.records.get(next_id) is not None:
                 return
             seats = [{"name": s.name, "ai": s.ai} if s.ai else None for s in record.seats]
-            settings = {**record.settings, "rematch_of": record.id,
-                        "reserved": [i for i, s in enumerate(record.seats) if not s.ai]}
+            settings = {
+                **record.settings,
+                "rematch_of": record.id,
+                "reserved": [i for i, s in enumerate(record.seats) if not s.ai],
+            }
             admin = self.redis.hget(keys.meta(record.id), "admin")
-            self.matches.create(record.game, seats, record.options, None, settings=settings,
-                                match_id=next_id, admin_hash=admin.decode() if admin else None)
+            self.matches.create(
+                record.game,
+                seats,
+                record.options,
+                None,
+                settings=settings,
+                match_id=next_id,
+                admin_hash=admin.decode() if admin else None,
+            )
             log.info("match %s: rematch %s created", record.id, next_id)
         finally:
             self.redis.delete(lock)

@@ -15,6 +15,7 @@ Three documents, one source:
 Generation is deterministic (no dates, no set order), so a merge conflict in
 ``openapi.yaml`` is resolved by regenerating it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -68,7 +69,8 @@ def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
     doc["info"]["title"] = f"{spec['info']['title']}: {title}"
     doc["info"]["description"] = (
         f"The gameroom API typed for {title} (`{slug}`): moves, views, events and options are this "
-        f"game's schemas. The document for every installed game is /api/openapi.json.")
+        f"game's schemas. The document for every installed game is /api/openapi.json."
+    )
     schemas = doc["components"]["schemas"]
     move, view, event, options = (_ref(names[k]) for k in ("move", "view", "event", "options"))
 
@@ -126,4 +128,3 @@ def _prune(doc: dict) -> dict:
             todo.append(name)
     doc["components"]["schemas"] = {k: v for k, v in schemas.items() if k in reached}
     return doc
-

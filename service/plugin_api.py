@@ -2,7 +2,7 @@
 
 A game plugin imports this module and nothing else from gameroom::
 
-    from service.plugin_api import Game, GameInfo, IllegalMove, hookimpl
+    from gameroom.plugin_api import Game, GameInfo, IllegalMove, hookimpl
 
     class Nim(Game):
         info = GameInfo(slug="nim", title="Nim", min_players=2, max_players=2,
@@ -25,11 +25,13 @@ into events, ``evolve`` folds events into state. Replay only ever calls
 Seats are numbered ``0 .. num_seats - 1``. ``None`` as a seat means a
 spectator. Every event is a dict with a ``"type"`` key.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pluggy
 
@@ -203,7 +205,7 @@ class Game:
     :meth:`sample_state` (and play better with :meth:`evaluate`). A game may
     also set optional class attributes that tune the ``mcts`` search
     (``mcts_iterations``, ``mcts_time_limit``, ``rollout_policy`` ...): they
-    are listed in the docstring of :mod:`service.ai.mcts`. Extra levels come
+    are listed in the docstring of :mod:`gameroom.ai.mcts`. Extra levels come
     from :meth:`ai_policies`.
     """
 
@@ -325,8 +327,10 @@ class Game:
         """
         info = self.info
         if not info.min_players <= num_seats <= info.max_players:
-            raise IllegalMove("bad-seat-count",
-                              f"{info.title} takes {info.min_players}–{info.max_players} seats, not {num_seats}.")
+            raise IllegalMove(
+                "bad-seat-count",
+                f"{info.title} takes {info.min_players}–{info.max_players} seats, not {num_seats}.",
+            )
 
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` reveals hidden information (an undo barrier).
@@ -416,7 +420,7 @@ class Game:
         seat could fetch from the API itself); the policy returns one of them.
         A policy may declare a ``time_budget`` attribute (seconds one decision
         may take), which sizes its job timeout; see
-        :func:`service.ai.levels.time_budget`.
+        :func:`gameroom.ai.levels.time_budget`.
         """
         return {}
 

@@ -6,6 +6,7 @@ before the server starts: a misspelt hook, a game missing a required
 function, or two games with one slug stop start-up with a message saying
 which distribution is at fault.
 """
+
 from __future__ import annotations
 
 import logging
@@ -95,7 +96,7 @@ def _merged_ai_policies(pm: pluggy.PluginManager, game: Game) -> dict:
 def check_game(game: object, where: str) -> None:
     """Fail with a clear message if ``game`` does not fulfil the contract."""
     if not isinstance(game, Game):
-        raise PluginError(f"{where}: gameroom_games() returned {game!r}, not a service.plugin_api.Game")
+        raise PluginError(f"{where}: gameroom_games() returned {game!r}, not a gameroom.plugin_api.Game")
     info = getattr(game, "info", None)
     if info is None:
         raise PluginError(f"{where}: {type(game).__name__} has no 'info' (a GameInfo)")
@@ -155,8 +156,10 @@ def build_registry(extra_plugins=(), load_entry_points: bool = True) -> Registry
     except pluggy.PluginValidationError as exc:
         name = pm.get_name(exc.plugin) or repr(exc.plugin)
         dist = sources.get(name, ("?",))[0]
-        raise PluginError(f"Plugin '{name}' (distribution {dist}) implements an unknown hook: {exc} "
-                          f"(known hooks: {', '.join(sorted(pm.hook.__dict__))})") from exc
+        raise PluginError(
+            f"Plugin '{name}' (distribution {dist}) implements an unknown hook: {exc} "
+            f"(known hooks: {', '.join(sorted(pm.hook.__dict__))})"
+        ) from exc
 
     games: dict[str, InstalledGame] = {}
     # Through pluggy's own hook implementations, not an attribute look-up: an

@@ -3,13 +3,14 @@
 The worker model is gunicorn's ``gevent`` worker: each connection is a
 greenlet, so an open live stream (SSE) costs a few kilobytes of memory and no
 thread, and its Redis side is the process's one stream-hub reader
-(``service.eventstore.hub``), not a connection of its own. Short requests
+(``gameroom.eventstore.hub``), not a connection of its own. Short requests
 (moves, health checks) run on greenlets of the same process and are never
 queued behind streams; Flask and redis-py are plain blocking code that
 gevent's monkey-patching (done by the worker itself, before the app is
 loaded) makes cooperative. ``bench/README.md`` has the measurements behind
 this choice.
 """
+
 from __future__ import annotations
 
 import resource

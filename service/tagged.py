@@ -6,7 +6,7 @@ the game's ``Move`` (``Event``) component in the OpenAPI document is a
 ``oneOf`` of them with a ``discriminator`` on ``type``: that is what lets a
 generated client give every move a class of its own.
 
-Games declare the variants in :class:`~service.plugin_api.GameSchemas`
+Games declare the variants in :class:`~gameroom.plugin_api.GameSchemas`
 (``moves=`` and ``events=``); :func:`tagged_variants` builds them from a flat
 schema and a table of which fields each type uses. A game that declares no
 variants but whose ``move`` schema allows exactly one ``type`` value (Nim)
@@ -16,6 +16,7 @@ The platform also uses the variants to refuse moves carrying keys that their
 type does not declare (:func:`move_keys`): such keys would otherwise be
 stored in the log and echoed back to every client.
 """
+
 from __future__ import annotations
 
 import copy
@@ -30,13 +31,19 @@ def camel(kind: str) -> str:
 
 
 def _type_field(kind: str) -> fields.Field:
-    return fields.String(required=True, validate=validate.Equal(kind),
-                         metadata={"description": f"always '{kind}'"})
+    return fields.String(
+        required=True, validate=validate.Equal(kind), metadata={"description": f"always '{kind}'"}
+    )
 
 
-def tagged_variants(base: type[Schema], required: Mapping[str, Iterable[str]], *,
-                    optional: Mapping[str, Iterable[str]] | None = None, everywhere: Iterable[str] = (),
-                    suffix: str = "Move") -> dict:
+def tagged_variants(
+    base: type[Schema],
+    required: Mapping[str, Iterable[str]],
+    *,
+    optional: Mapping[str, Iterable[str]] | None = None,
+    everywhere: Iterable[str] = (),
+    suffix: str = "Move",
+) -> dict:
     """One schema class per ``type`` value, built from the fields of the flat schema ``base``.
 
     ``required`` maps each type to the names of the fields it must carry;
@@ -49,8 +56,11 @@ def tagged_variants(base: type[Schema], required: Mapping[str, Iterable[str]], *
     optional = optional or {}
     out = {}
     for kind in required:
-        attrs: dict = {"type": _type_field(kind), "__module__": base.__module__,
-                       "__doc__": f"The {kind!r} {suffix.lower()}."}
+        attrs: dict = {
+            "type": _type_field(kind),
+            "__module__": base.__module__,
+            "__doc__": f"The {kind!r} {suffix.lower()}.",
+        }
         for name in required[kind]:
             field = copy.deepcopy(declared[name])
             field.required = True
@@ -65,7 +75,9 @@ def tagged_variants(base: type[Schema], required: Mapping[str, Iterable[str]], *
     return out
 
 
-def tag_schemas(schemas: Mapping[str, type[Schema]], *, suffix: str = "Event", module: str | None = None) -> dict:
+def tag_schemas(
+    schemas: Mapping[str, type[Schema]], *, suffix: str = "Event", module: str | None = None
+) -> dict:
     """Per-type schema classes made variants: their ``type`` field pinned to the type's value.
 
     ``module``: where the classes say they live (the game's schemas module,
@@ -74,8 +86,11 @@ def tag_schemas(schemas: Mapping[str, type[Schema]], *, suffix: str = "Event", m
     """
     out = {}
     for kind, cls in schemas.items():
-        attrs = {"type": _type_field(kind), "__module__": module or cls.__module__,
-                 "__doc__": cls.__doc__ or f"The {kind!r} {suffix.lower()}."}
+        attrs = {
+            "type": _type_field(kind),
+            "__module__": module or cls.__module__,
+            "__doc__": cls.__doc__ or f"The {kind!r} {suffix.lower()}.",
+        }
         out[kind] = type(camel(kind) + suffix, (cls,), attrs)
     return out
 

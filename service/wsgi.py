@@ -1,4 +1,5 @@
-"""WSGI entry points: ``service.wsgi:app`` for any WSGI server, and gunicorn embedded for ``serve``."""
+"""WSGI entry points: ``gameroom.wsgi:app`` for any WSGI server, and gunicorn embedded for ``serve``."""
+
 from __future__ import annotations
 
 from gunicorn.app.base import BaseApplication
@@ -22,7 +23,7 @@ class GunicornApp(BaseApplication):
 
 
 def __getattr__(name):
-    # ``gunicorn service.wsgi:app`` builds the app on first access, not at import.
+    # ``gunicorn gameroom.wsgi:app`` builds the app on first access, not at import.
     if name == "app":
         from . import create_app
 

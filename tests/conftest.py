@@ -2,16 +2,17 @@
 
 pytest-flask provides ``client`` from the ``app`` fixture here.
 """
+
 import pytest
 
-from service import create_app
-from service.application import Matches
-from service.core.rng import Seeding
-from service.eventstore import EventStore
-from service.eventstore.records import MatchRecords
-from service.registry import build_registry
+from gameroom import create_app
+from gameroom.application import Matches
+from gameroom.core.rng import Seeding
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.records import MatchRecords
+from gameroom.registry import build_registry
 
-pytest_plugins = ["service.testing.redis_server", "service.testing.browser"]
+pytest_plugins = ["gameroom.testing.redis_server", "gameroom.testing.browser"]
 
 
 @pytest.fixture(scope="session")
@@ -21,8 +22,9 @@ def registry():
 
 @pytest.fixture
 def app(redis_server, redis_client, registry):
-    app = create_app({"redis_url": redis_server.url, "ai_mode": "rq", "sse_keepalive": 0.2,
-                      "sse_max_age": 3.0}, registry)
+    app = create_app(
+        {"redis_url": redis_server.url, "ai_mode": "rq", "sse_keepalive": 0.2, "sse_max_age": 3.0}, registry
+    )
     app.config["TESTING"] = True
     yield app
 
@@ -40,4 +42,6 @@ def store(redis_client) -> EventStore:
 @pytest.fixture
 def plain_matches(redis_client, registry) -> Matches:
     """The application layer without HTTP or AI scheduling; seeds reproducible (tests replay them)."""
-    return Matches(EventStore(redis_client), MatchRecords(redis_client), registry, seeding=Seeding.reproducible())
+    return Matches(
+        EventStore(redis_client), MatchRecords(redis_client), registry, seeding=Seeding.reproducible()
+    )

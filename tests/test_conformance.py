@@ -1,8 +1,9 @@
 """The conformance kit over every installed game (first-party and third-party)."""
+
 import pytest
 
-from service.registry import build_registry
-from service.testing.conformance import GameConformance
+from gameroom.registry import build_registry
+from gameroom.testing.conformance import GameConformance
 
 REGISTRY = build_registry()
 

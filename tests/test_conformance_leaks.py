@@ -1,20 +1,22 @@
 """The conformance kit's leak check catches a secret carried by an event other than
 the one that redacts it (issue 13 item 8: TSE's Info under a hidden discard pile)."""
+
 import pytest
 from marshmallow import Schema
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires import views as tse_views
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
-from service.testing.conformance import check_no_leaks, check_secrets_stay_hidden
+from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires import views as tse_views
+from gameroom.testing.conformance import check_no_leaks, check_secrets_stay_hidden
 
 
 class PeekGame(Game):
     """A toy: two seats in turn take a card from a face-down pile. ``took`` hides the card
     from the other seat; ``used`` (the ability) names it too unless ``careful``."""
 
-    info = GameInfo(slug="peek", title="Peek", min_players=2, max_players=2,
-                    hidden_information=True, max_steps=10)
+    info = GameInfo(
+        slug="peek", title="Peek", min_players=2, max_players=2, hidden_information=True, max_steps=10
+    )
 
     def __init__(self, careful: bool, text_leaks: bool = False):
         self.careful, self.text_leaks = careful, text_leaks
@@ -31,25 +33,35 @@ class PeekGame(Game):
         if event["type"] == "took":
             hands = [list(h) for h in state["hands"]]
             hands[event["seat"]].append(event["card"])
-            return {"pile": [c for c in state["pile"] if c != event["card"]], "hands": hands,
-                    "turn": state["turn"] + 1}
+            return {
+                "pile": [c for c in state["pile"] if c != event["card"]],
+                "hands": hands,
+                "turn": state["turn"] + 1,
+            }
         return state
 
     def active_seats(self, state):
         return [] if state["turn"] >= 2 else [state["turn"]]
 
     def legal_moves(self, state, seat):
-        return [{"type": "peek", "card": c} for c in state["pile"]] if seat in self.active_seats(state) else []
+        return (
+            [{"type": "peek", "card": c} for c in state["pile"]] if seat in self.active_seats(state) else []
+        )
 
     def decide(self, state, seat, move, rng):
         if move not in self.legal_moves(state, seat):
             raise IllegalMove("not-in-pile")
-        return [{"type": "used", "seat": seat, "ability": "peek", "card": move["card"]},
-                {"type": "took", "seat": seat, "card": move["card"]}]
+        return [
+            {"type": "used", "seat": seat, "ability": "peek", "card": move["card"]},
+            {"type": "took", "seat": seat, "card": move["card"]},
+        ]
 
     def view(self, state, seat):
-        return {"pile_size": len(state["pile"]), "hand": state["hands"][seat] if seat is not None else None,
-                "hand_sizes": [len(h) for h in state["hands"]]}
+        return {
+            "pile_size": len(state["pile"]),
+            "hand": state["hands"][seat] if seat is not None else None,
+            "hand_sizes": [len(h) for h in state["hands"]],
+        }
 
     def redact(self, event, seat):
         if event["type"] == "dealt":
@@ -80,8 +92,10 @@ def test_leak_check_passes_when_every_event_hides_the_secret():
 
 def test_leak_check_fails_on_a_secret_named_in_an_event_text():
     game = PeekGame(careful=True, text_leaks=True)
-    events = [{"type": "used", "seat": 0, "ability": "peek", "card": "jack"},
-              {"type": "took", "seat": 0, "card": "jack"}]
+    events = [
+        {"type": "used", "seat": 0, "ability": "peek", "card": "jack"},
+        {"type": "took", "seat": 0, "card": "jack"},
+    ]
     with pytest.raises(AssertionError, match="the text .* shows viewer 1 the card 'jack'"):
         check_secrets_stay_hidden(game, events, 1, ["A", "B"])
     assert check_secrets_stay_hidden(game, events, 0, ["A", "B"]) == 0  # the taker sees it
@@ -90,8 +104,10 @@ def test_leak_check_fails_on_a_secret_named_in_an_event_text():
 def test_a_secret_hidden_in_a_shuffle_may_show_as_a_card_drawn_from_it():
     """A deck's order is hidden from everyone; the seat that draws sees its own cards."""
     game = TinyStellarEmpires()
-    events = [{"type": "deck_formed", "source": "reshuffle", "deck": ["E01", "E02", "E03"]},
-              {"type": "drew", "seat": 1, "cards": ["E01"], "reason": "refill", "reveal": True}]
+    events = [
+        {"type": "deck_formed", "source": "reshuffle", "deck": ["E01", "E02", "E03"]},
+        {"type": "drew", "seat": 1, "cards": ["E01"], "reason": "refill", "reveal": True},
+    ]
     assert check_secrets_stay_hidden(game, events, 1, ["A", "B"]) == 3
     assert check_secrets_stay_hidden(game, events, 0, ["A", "B"]) == 4
 
@@ -105,5 +121,11 @@ def test_kit_fails_on_the_old_tse_info_redaction(monkeypatch):
     with pytest.raises(AssertionError, match="ability_used shows viewer .* which info_taken hides from it"):
         for i in range(4):
             for n in (3, 4):
-                check_no_leaks(game, n, f"leaks-tiny-stellar-empires-{n}-{i}", max_steps=2400,
-                               options=options, differential=False)
+                check_no_leaks(
+                    game,
+                    n,
+                    f"leaks-tiny-stellar-empires-{n}-{i}",
+                    max_steps=2400,
+                    options=options,
+                    differential=False,
+                )

@@ -1,11 +1,12 @@
 """Every game's golden playthroughs: they fold, re-decide and import exactly as recorded."""
+
 import json
 from pathlib import Path
 
 import pytest
 
-from service.history import History
-from service.testing import golden
+from gameroom.history import History
+from gameroom.testing import golden
 
 FILES = sorted(Path(__file__).parent.glob("plugins/*/golden/*.json"))
 
@@ -33,7 +34,7 @@ def test_golden_playthrough_import_round_trips(plain_matches, registry, path):
 
 
 def test_a_tampered_golden_log_is_refused_at_its_first_bad_version(plain_matches, registry):
-    from service.history import TamperedLog
+    from gameroom.history import TamperedLog
 
     data = json.loads(FILES[0].read_text())
     game = registry.get(data["game"])

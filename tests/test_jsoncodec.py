@@ -1,13 +1,14 @@
-"""service.jsoncodec: orjson on the hot paths must give the JSON the standard library gave."""
+"""gameroom.jsoncodec: orjson on the hot paths must give the JSON the standard library gave."""
+
 import json
 
 import pytest
 
-from service import jsoncodec
+from gameroom import jsoncodec
 
 SAMPLES = [
     {"b": 1, "a": [1, 2.5, None, True], "nested": {"x": "é✓", "y": [{"z": -0.1}]}},
-    {1: "int key", "s": "quote \" and \\ and \n newline"},
+    {1: "int key", "s": 'quote " and \\ and \n newline'},
     [1e-7, 123456789012, -5, "", {}],
     {"big": 2**70, "neg": -(2**65)},  # beyond orjson's 64-bit integers: the standard library takes over
 ]

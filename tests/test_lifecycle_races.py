@@ -1,11 +1,12 @@
 """Concurrent lifecycle actions on the real Redis: nothing is lost or applied twice."""
+
 import threading
 
 import pytest
 
-from service.core import lifecycle
-from service.errors import GameroomError
-from service.lifecycle import Lifecycle
+from gameroom.core import lifecycle
+from gameroom.errors import GameroomError
+from gameroom.lifecycle import Lifecycle
 
 ROUNDS = 8
 
@@ -47,7 +48,9 @@ def test_racing_resignations_end_the_match_once(plain_matches):
         refused = [r for r in results if isinstance(r, GameroomError)]
         assert len(refused) == 1 and refused[0].code == "match-over"
         assert [k for k in _kinds(plain_matches, match_id) if k[0] == "lifecycle"] in (
-            [("lifecycle", "resign", 0)], [("lifecycle", "resign", 1)])
+            [("lifecycle", "resign", 0)],
+            [("lifecycle", "resign", 1)],
+        )
 
 
 def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
@@ -72,16 +75,21 @@ def test_a_timeout_racing_itself_and_a_late_move_applies_at_most_once(plain_matc
     plain_matches.clock = lambda: clock[0]
     life = Lifecycle(plain_matches)
     for _ in range(ROUNDS):
-        match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0},
-                                 timeout={"action": policy, "level": "random"})
+        match_id, _tokens = _nim(
+            plain_matches,
+            clock={"per_move": 2.0, "bank": None, "increment": 0},
+            timeout={"action": policy, "level": "random"},
+        )
         loaded = plain_matches.load(match_id)
         seat = loaded.folded.lifecycle["turn_start"].index(clock[0])
         assert life.timeout(match_id, 1, seat, clock[0] + 1.9)["status"] == "early"
         clock[0] += 2.5
         move = {"type": "take", "pile": 0, "count": 1}
-        results = _race(lambda: life.timeout(match_id, 1, seat, clock[0]),
-                        lambda: life.timeout(match_id, 1, seat, clock[0]),
-                        lambda: plain_matches.submit(match_id, seat, move, expected_version=1))
+        results = _race(
+            lambda: life.timeout(match_id, 1, seat, clock[0]),
+            lambda: life.timeout(match_id, 1, seat, clock[0]),
+            lambda: plain_matches.submit(match_id, seat, move, expected_version=1),
+        )
         applied = [r for r in results[:2] if r["status"] == "applied"]
         moved = not isinstance(results[2], GameroomError)
         assert len(applied) + moved == 1, results
@@ -109,14 +117,16 @@ def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
     assert refused.value.code == "seat-played-by-ai"
     # the AI's own submit (actor ai:...) is the one that plays it
     result = plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1}, actor="ai:random")
-    assert not lifecycle.taken_over(result.loaded.folded, seat)  # its turn ended: the seat is its person's again
+    assert not lifecycle.taken_over(
+        result.loaded.folded, seat
+    )  # its turn ended: the seat is its person's again
 
 
 def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind(redis_client, registry):
-    from service.application import Matches
-    from service.eventstore import EventStore
-    from service.eventstore.records import MatchRecords
-    from service.core.matches import hash_token, new_token
+    from gameroom.application import Matches
+    from gameroom.core.matches import hash_token, new_token
+    from gameroom.eventstore import EventStore
+    from gameroom.eventstore.records import MatchRecords
 
     def process():
         return Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
@@ -133,14 +143,20 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
     stale, cached_seat, ok = behind.open(match_id, tokens[seat], fresh=False)
     assert stale.version == 1 and cached_seat == seat and ok  # all from the cache: no read
     with pytest.raises(GameroomError) as refused:
-        behind.submit(match_id, cached_seat, {"type": "take", "pile": 0, "count": 1}, loaded=stale,
-                      maybe_behind=True, token=tokens[seat])
+        behind.submit(
+            match_id,
+            cached_seat,
+            {"type": "take", "pile": 0, "count": 1},
+            loaded=stale,
+            maybe_behind=True,
+            token=tokens[seat],
+        )
     assert refused.value.code == "bad-token"
     assert behind.store.version(match_id) == 3
 
 
 def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
-    from service.history import History
+    from gameroom.history import History
 
     life = Lifecycle(plain_matches)
     loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [9, 9]})

@@ -1,12 +1,13 @@
 """Plugin discovery through entry points, and start-up failures that name the culprit."""
+
 import types
 from importlib.metadata import distribution
 
 import pytest
 
-from service.errors import PluginError
-from service.plugin_api import Game, GameInfo, hookimpl
-from service.registry import ENTRY_POINT_GROUP, build_registry
+from gameroom.errors import PluginError
+from gameroom.plugin_api import Game, GameInfo, hookimpl
+from gameroom.registry import ENTRY_POINT_GROUP, build_registry
 
 
 def _module(name, games=None, **hooks):
@@ -39,7 +40,9 @@ def test_missing_required_function_fails_naming_it():
         def setup(self, num_seats, options, rng):
             return []
 
-    with pytest.raises(PluginError, match="'half' does not implement required function\\(s\\): evolve, active_seats"):
+    with pytest.raises(
+        PluginError, match="'half' does not implement required function\\(s\\): evolve, active_seats"
+    ):
         build_registry(extra_plugins=[("half", _module("half", [Half()]))], load_entry_points=False)
 
 
@@ -50,7 +53,7 @@ def test_misspelt_hook_fails_at_start_up():
 
 
 def test_something_that_is_not_a_game_is_refused():
-    with pytest.raises(PluginError, match="not a service.plugin_api.Game"):
+    with pytest.raises(PluginError, match="not a gameroom.plugin_api.Game"):
         build_registry(extra_plugins=[("junk", _module("junk", [object()]))], load_entry_points=False)
 
 
@@ -66,18 +69,18 @@ def test_ai_policies_hook_collects_levels_from_add_on_plugins():
 def test_games_command_lists_distribution_and_version():
     from click.testing import CliRunner
 
-    from service.cli import main
+    from gameroom.cli import main
 
     result = CliRunner().invoke(main, ["games"])
     assert result.exit_code == 0
-    line = next(l for l in result.output.splitlines() if l.startswith("nim "))
+    line = next(row for row in result.output.splitlines() if row.startswith("nim "))
     assert "gameroom-nim" in line and distribution("gameroom-nim").version in line
 
 
 def test_entry_appended_observers_see_every_new_entry_and_cannot_break_a_move(redis_client):
-    from service.application import Matches
-    from service.eventstore import EventStore
-    from service.eventstore.records import MatchRecords
+    from gameroom.application import Matches
+    from gameroom.eventstore import EventStore
+    from gameroom.eventstore.records import MatchRecords
 
     seen = []
 
@@ -115,8 +118,8 @@ def test_two_plugins_with_one_entry_point_name_stop_start_up_with_a_clear_messag
 def test_the_games_command_reports_a_plugin_error_without_a_traceback(monkeypatch):
     from click.testing import CliRunner
 
-    from service import registry
-    from service.cli import main
+    from gameroom import registry
+    from gameroom.cli import main
 
     real = registry.build_registry
 

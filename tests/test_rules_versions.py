@@ -1,18 +1,34 @@
 """A game that changed its rules keeps old matches replayable (Nim's upcaster, rules v1 -> v2)."""
+
 import json
 
-from service.core import decider
-from service.eventstore import keys
+from gameroom.core import decider
+from gameroom.eventstore import keys
 
 # A Nim match recorded under rules version 1: "took" events said "count".
 V1_LOG = [
-    {"version": 1, "kind": "setup", "seat": None, "game": "nim", "num_seats": 2,
-     "options": {"piles": [2, 1], "max_take": None, "misere": False},
-     "events": [{"type": "started", "piles": [2, 1], "first": 0, "max_take": None, "misere": False}],
-     "drew": True, "reveal": True, "rules_version": 1},
-    {"version": 2, "kind": "move", "seat": 0, "move": {"type": "take", "pile": 0, "count": 2},
-     "events": [{"type": "took", "seat": 0, "pile": 0, "count": 2}], "drew": False, "reveal": False,
-     "rules_version": 1},
+    {
+        "version": 1,
+        "kind": "setup",
+        "seat": None,
+        "game": "nim",
+        "num_seats": 2,
+        "options": {"piles": [2, 1], "max_take": None, "misere": False},
+        "events": [{"type": "started", "piles": [2, 1], "first": 0, "max_take": None, "misere": False}],
+        "drew": True,
+        "reveal": True,
+        "rules_version": 1,
+    },
+    {
+        "version": 2,
+        "kind": "move",
+        "seat": 0,
+        "move": {"type": "take", "pile": 0, "count": 2},
+        "events": [{"type": "took", "seat": 0, "pile": 0, "count": 2}],
+        "drew": False,
+        "reveal": False,
+        "rules_version": 1,
+    },
 ]
 
 

@@ -1,9 +1,10 @@
 """The serving settings: one source for `gameroom serve` and deploy/gunicorn.conf.py."""
+
 import runpy
 from pathlib import Path
 
-from service.config import Config
-from service.serving import gunicorn_settings
+from gameroom.config import Config
+from gameroom.serving import gunicorn_settings
 
 DEPLOY_CONF = Path(__file__).resolve().parents[1] / "deploy" / "gunicorn.conf.py"
 

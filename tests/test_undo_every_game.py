@@ -14,15 +14,16 @@ randomness or revealed something, which were undone), says what must happen:
 After every applied undo the state equals the state that was current at the
 target version, and folding the whole stream from scratch equals the live state.
 """
+
 import random
 from collections import Counter
 
 import pytest
 
-from service.core import decider
-from service.errors import Conflict
-from service.history import History
-from service.registry import build_registry
+from gameroom.core import decider
+from gameroom.errors import Conflict
+from gameroom.history import History
+from gameroom.registry import build_registry
 
 SHORT = {"stars-are-right": {"turn_limit": 3}}
 GAMES = [g.slug for g in build_registry()]
@@ -58,7 +59,9 @@ def test_undo_policy_on_every_game(plain_matches, slug):
     for m in range(4):
         rnd = random.Random(f"{slug}-{m}")
         n = max(2, game.info.min_players) + (m % 2 if game.info.max_players > 2 else 0)
-        loaded, _ = plain_matches.create(slug, [{"name": f"P{i}"} for i in range(n)], SHORT.get(slug), seed=f"u{m}")
+        loaded, _ = plain_matches.create(
+            slug, [{"name": f"P{i}"} for i in range(n)], SHORT.get(slug), seed=f"u{m}"
+        )
         match_id = loaded.record.id
         live = {1: loaded.folded.state}
         pending = None

@@ -3,7 +3,8 @@
 Rules: LATS specification (shared/rules/look-at-the-stars.md). Content comes
 from ``data/look-at-the-stars.json``, validated at import.
 """
-from service.plugin_api import hookimpl
+
+from gameroom.plugin_api import hookimpl
 
 from .game import LookAtTheStars
 

@@ -6,6 +6,7 @@ naming the card (its id or index) and the field. Behaviour is driven by this
 data: power kinds are dispatched by the ``power`` name of a card, never by
 card ids.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,17 @@ from marshmallow import (
 from .geometry import line_key, pt
 
 #: The power kinds the rules implement (LATS-R6.5 .. R6.13).
-POWER_KINDS = ("luminous_aura", "planet", "new_stars", "line", "galaxy",
-               "black_hole", "nova", "twinkling_star", "crescent_moon")
+POWER_KINDS = (
+    "luminous_aura",
+    "planet",
+    "new_stars",
+    "line",
+    "galaxy",
+    "black_hole",
+    "nova",
+    "twinkling_star",
+    "crescent_moon",
+)
 
 
 class ContentError(ValueError):
@@ -113,9 +123,11 @@ class BoardSchema(Schema):
     columns = fields.Integer(required=True, validate=validate.Equal(10))
     rows = fields.Integer(required=True, validate=validate.Equal(11))
     outside_dome = fields.List(Coord, required=True)
-    lowest_usable_row_by_pile = fields.Dict(keys=fields.String(validate=validate.OneOf(["1", "2", "3"])),
-                                            values=fields.Integer(validate=validate.Range(0, 10)),
-                                            required=True)
+    lowest_usable_row_by_pile = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["1", "2", "3"])),
+        values=fields.Integer(validate=validate.Range(0, 10)),
+        required=True,
+    )
 
 
 class ShootingShapeSchema(_LinesMixin, Schema):
@@ -165,16 +177,22 @@ class ContentSchema(Schema):
     board = fields.Nested(BoardSchema, required=True)
     sheets = fields.List(fields.Nested(SheetSchema), required=True, validate=validate.Length(equal=8))
     night_cards = fields.Nested(NightDeckSchema, required=True)
-    shooting_star_shapes = fields.Dict(keys=fields.String(validate=validate.OneOf(["1", "2", "3"])),
-                                       values=fields.Nested(ShootingShapeSchema), required=True)
-    point_bonus_cards = fields.List(fields.Nested(PointBonusSchema), required=True,
-                                    validate=validate.Length(equal=10))
-    power_bonus_cards = fields.List(fields.Nested(PowerBonusSchema), required=True,
-                                    validate=validate.Length(equal=9))
+    shooting_star_shapes = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["1", "2", "3"])),
+        values=fields.Nested(ShootingShapeSchema),
+        required=True,
+    )
+    point_bonus_cards = fields.List(
+        fields.Nested(PointBonusSchema), required=True, validate=validate.Length(equal=10)
+    )
+    power_bonus_cards = fields.List(
+        fields.Nested(PowerBonusSchema), required=True, validate=validate.Length(equal=9)
+    )
     card_defaults = fields.Nested(CardDefaultsSchema, required=True)
 
 
 # -- error messages that name the card ------------------------------------
+
 
 def _label(raw, key) -> str:
     """Name a list item by its ``id`` or ``index`` when the raw data has one."""
@@ -190,8 +208,11 @@ def _flatten(errors, raw, path: str) -> list[str]:
     out = []
     if isinstance(errors, dict):
         for key, sub in errors.items():
-            child = raw[key] if isinstance(raw, dict) and key in raw else (
-                raw[key] if isinstance(raw, list) and isinstance(key, int) and key < len(raw) else None)
+            child = (
+                raw[key]
+                if isinstance(raw, dict) and key in raw
+                else (raw[key] if isinstance(raw, list) and isinstance(key, int) and key < len(raw) else None)
+            )
             if key == "value" and isinstance(sub, dict):  # Dict field errors: {"key": {"value": ...}}
                 out += _flatten(sub, raw, path)
                 continue
@@ -211,8 +232,9 @@ def validate_content(raw: dict) -> dict:
     try:
         data = ContentSchema().load(raw)
     except ValidationError as exc:
-        raise ContentError("look-at-the-stars.json is malformed: "
-                           + "; ".join(_flatten(exc.messages, raw, ""))) from None
+        raise ContentError(
+            "look-at-the-stars.json is malformed: " + "; ".join(_flatten(exc.messages, raw, ""))
+        ) from None
     ids = [c["id"] for c in data["night_cards"]["cards"]]
     if sorted(ids) != list(range(30)):
         raise ContentError("look-at-the-stars.json is malformed: night_cards.cards: ids must be 0..29")
@@ -223,6 +245,7 @@ def validate_content(raw: dict) -> dict:
 
 
 # -- the loaded content ----------------------------------------------------
+
 
 def _shape(lines) -> tuple:
     return tuple((tuple(a), tuple(b)) for a, b in lines)
@@ -236,16 +259,16 @@ def _points(coords) -> frozenset:
 class Sheet:
     index: int
     name: str
-    pre_drawn: tuple          # line keys
-    planets: frozenset        # printed planets
-    stars: frozenset          # printed stars
-    illustration: frozenset   # no-star points New Stars may turn into stars
+    pre_drawn: tuple  # line keys
+    planets: frozenset  # printed planets
+    stars: frozenset  # printed stars
+    illustration: frozenset  # no-star points New Stars may turn into stars
 
 
 @dataclass(frozen=True)
 class NightCard:
     id: int
-    kind: str                 # "lines" | "shooting_star"
+    kind: str  # "lines" | "shooting_star"
     shape: tuple | None
 
 
@@ -275,10 +298,10 @@ class PowerBonus:
 class Content:
     sheets: tuple
     night_cards: tuple
-    shooting_shapes: dict     # length -> (shape, head)
+    shooting_shapes: dict  # length -> (shape, head)
     point_bonus: tuple
     power_bonus: tuple
-    lowest_row: dict          # pile (1..3) -> lowest usable row
+    lowest_row: dict  # pile (1..3) -> lowest usable row
     default_point_bonus: int
     default_power_bonus: int
     basic_powers: tuple
@@ -294,29 +317,50 @@ def build_content(raw: dict) -> Content:
     for s in data["sheets"]:
         stars = _points(s["stars"])
         if stars & outside:
-            raise ContentError(f"look-at-the-stars.json is malformed: sheets[{s['index']}] (index {s['index']}): "
-                               "stars: a star lies outside the dome")
-        sheets.append(Sheet(
-            index=s["index"], name=s["name"],
-            pre_drawn=tuple(sorted(line_key(pt(*a), pt(*b)) for a, b in s["pre_drawn_lines"])),
-            planets=_points(s["planets"]), stars=stars,
-            illustration=_points(s["no_star_new_stars_allowed"])))
-    cards = tuple(NightCard(c["id"], c["kind"], _shape(c["lines"]) if c["kind"] == "lines" else None)
-                  for c in sorted(data["night_cards"]["cards"], key=lambda c: c["id"]))
-    shooting = {int(k): (_shape(v["lines"]), tuple(v["head"]) if v.get("head") else None)
-                for k, v in data["shooting_star_shapes"].items()}
-    points = tuple(PointBonus(c["index"], c["option_number"], c["points"], c.get("name", ""), _shape(c["lines"]))
-                   for c in data["point_bonus_cards"])
-    powers = tuple(PowerBonus(c["index"], c["power"], c["level"], dict(c["params"]), _shape(c["lines"]))
-                   for c in data["power_bonus_cards"])
+            raise ContentError(
+                f"look-at-the-stars.json is malformed: sheets[{s['index']}] (index {s['index']}): "
+                "stars: a star lies outside the dome"
+            )
+        sheets.append(
+            Sheet(
+                index=s["index"],
+                name=s["name"],
+                pre_drawn=tuple(sorted(line_key(pt(*a), pt(*b)) for a, b in s["pre_drawn_lines"])),
+                planets=_points(s["planets"]),
+                stars=stars,
+                illustration=_points(s["no_star_new_stars_allowed"]),
+            )
+        )
+    cards = tuple(
+        NightCard(c["id"], c["kind"], _shape(c["lines"]) if c["kind"] == "lines" else None)
+        for c in sorted(data["night_cards"]["cards"], key=lambda c: c["id"])
+    )
+    shooting = {
+        int(k): (_shape(v["lines"]), tuple(v["head"]) if v.get("head") else None)
+        for k, v in data["shooting_star_shapes"].items()
+    }
+    points = tuple(
+        PointBonus(c["index"], c["option_number"], c["points"], c.get("name", ""), _shape(c["lines"]))
+        for c in data["point_bonus_cards"]
+    )
+    powers = tuple(
+        PowerBonus(c["index"], c["power"], c["level"], dict(c["params"]), _shape(c["lines"]))
+        for c in data["power_bonus_cards"]
+    )
     defaults = data["card_defaults"]
     return Content(
-        sheets=tuple(sheets), night_cards=cards, shooting_shapes=shooting,
-        point_bonus=points, power_bonus=powers,
+        sheets=tuple(sheets),
+        night_cards=cards,
+        shooting_shapes=shooting,
+        point_bonus=points,
+        power_bonus=powers,
         lowest_row={int(k): v for k, v in data["board"]["lowest_usable_row_by_pile"].items()},
-        default_point_bonus=defaults["point_bonus_index"], default_power_bonus=defaults["power_bonus_index"],
+        default_point_bonus=defaults["point_bonus_index"],
+        default_power_bonus=defaults["power_bonus_index"],
         basic_powers=tuple(defaults["basic_power_indices"]),
-        cards_per_pile=data["night_cards"]["cards_per_pile"], piles=data["night_cards"]["piles"])
+        cards_per_pile=data["night_cards"]["cards_per_pile"],
+        piles=data["night_cards"]["piles"],
+    )
 
 
 def load_raw() -> dict:

@@ -9,6 +9,7 @@ State::
 Only the changed parts are copied: a step copies the state dict, the players
 list and that one player; everything else is shared.
 """
+
 from __future__ import annotations
 
 from .geometry import jkey, jpt
@@ -16,8 +17,7 @@ from .scoring import score_sheet
 from .sheet import new_player
 
 #: Per-turn fields reset when a turn ends (R2.3).
-TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0,
-              "confirmed": False, "log": []}
+TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0, "confirmed": False, "log": []}
 
 
 def public_scores(players, rules) -> list[int]:
@@ -58,8 +58,14 @@ def _occurrence_selected(p, e):
     p["selected"] = sorted(_keys(e["occurrence"]))
 
 
-_FIELD = {"planet": "planets", "new_stars": "new_stars", "galaxy": "galaxies",
-          "twinkling_star": "twinkles", "nova": "novas", "luminous_aura": "auras"}
+_FIELD = {
+    "planet": "planets",
+    "new_stars": "new_stars",
+    "galaxy": "galaxies",
+    "twinkling_star": "twinkles",
+    "nova": "novas",
+    "luminous_aura": "auras",
+}
 
 
 def _power_used(p, e):
@@ -107,9 +113,16 @@ def evolve(state: dict | None, event: dict) -> dict:
     if kind == "game_set_up":
         players = [new_player(s) for s in event["sheets"]]
         rules = dict(event["rules"])
-        return {"n": event["num_seats"], "rules": rules, "deck": list(event["deck"]),
-                "turn": 0, "players": players, "public": list(players), "result": None,
-                "public_scores": public_scores(players, rules) if rules["live_score"] else None}
+        return {
+            "n": event["num_seats"],
+            "rules": rules,
+            "deck": list(event["deck"]),
+            "turn": 0,
+            "players": players,
+            "public": list(players),
+            "result": None,
+            "public_scores": public_scores(players, rules) if rules["live_score"] else None,
+        }
     if kind == "card_revealed":
         return {**state, "turn": event["turn"]}
     if kind in STEP_FOLDS or kind == "turn_confirmed":
@@ -131,6 +144,12 @@ def evolve(state: dict | None, event: dict) -> dict:
             out["public_scores"] = public_scores(players, state["rules"])
         return out
     if kind == "game_ended":
-        return {**state, "result": {"scores": list(event["scores"]), "winners": list(event["winners"]),
-                                    "breakdown": [dict(b) for b in event["breakdown"]]}}
+        return {
+            **state,
+            "result": {
+                "scores": list(event["scores"]),
+                "winners": list(event["winners"]),
+                "breakdown": [dict(b) for b in event["breakdown"]],
+            },
+        }
     raise ValueError(f"unknown event type {kind!r}")

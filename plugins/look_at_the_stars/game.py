@@ -6,11 +6,12 @@ publishes every seat's drawings of the turn (H2) and the next card is
 revealed (``card_revealed``, ``"reveal": true``; its identity follows from
 the setup shuffle) -- or, after the 18th card, the game is scored.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
+from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
 
 from . import schemas, views
 from .content import CONTENT, TURNS
@@ -25,8 +26,12 @@ MAX_SEATS = len(CONTENT.sheets)
 # + uses, i.e. uses <= 19.
 MAX_STEPS = MAX_SEATS * (TURNS * 2 + 19 * 3)
 #: The steps that end a seat's turn soonest, in order of preference (see ``rollout_policy``).
-_QUICKEST = ({"type": "confirm_turn"}, {"type": "skip_card"}, {"type": "decline_power"},
-             {"type": "use_power", "stop": True})
+_QUICKEST = (
+    {"type": "confirm_turn"},
+    {"type": "skip_card"},
+    {"type": "decline_power"},
+    {"type": "use_power", "stop": True},
+)
 
 
 class LookAtTheStars(Game):
@@ -39,7 +44,7 @@ class LookAtTheStars(Game):
         hidden_information=True,
         max_steps=MAX_STEPS,
         description="Flip-and-write: everyone draws the same night card on their own sky sheet, "
-                    "forming constellations of 3 to 8 lines around planets. 1 (solo variant) to 8 players.",
+        "forming constellations of 3 to 8 lines around planets. 1 (solo variant) to 8 players.",
         simultaneous=True,
     )
 
@@ -52,21 +57,23 @@ class LookAtTheStars(Game):
         """LATS section 1: 2 to 8 players; 1 only with the option ``solo_variant``."""
         super().check_seats(num_seats, options)
         if num_seats == 1 and not options["solo_variant"]:
-            raise IllegalMove("solo-variant-required",
-                              "Look at the Stars takes 2 to 8 players; one player needs the option solo_variant.")
+            raise IllegalMove(
+                "solo-variant-required",
+                "Look at the Stars takes 2 to 8 players; one player needs the option solo_variant.",
+            )
 
     def setup(self, num_seats, options, rng):
         self.check_seats(num_seats, options)
-        sheets = rng.sample(range(MAX_SEATS), num_seats)                 # X1 / R1.1
-        deck = rng.shuffled(range(len(CONTENT.night_cards)))              # X2 / R1.3
-        choice = options["point_bonus_card"]                              # X3 / R1.4
+        sheets = rng.sample(range(MAX_SEATS), num_seats)  # X1 / R1.1
+        deck = rng.shuffled(range(len(CONTENT.night_cards)))  # X2 / R1.3
+        choice = options["point_bonus_card"]  # X3 / R1.4
         if choice == "default":
             point = CONTENT.default_point_bonus
         elif choice == "random":
             point = rng.randrange(len(CONTENT.point_bonus))
         else:
             point = [c.option_number for c in CONTENT.point_bonus].index(choice)
-        choice = options["power_bonus_card"]                              # X4 / R1.4
+        choice = options["power_bonus_card"]  # X4 / R1.4
         if choice == "default":
             power = CONTENT.default_power_bonus
         elif choice == "random_basic":
@@ -116,18 +123,27 @@ class LookAtTheStars(Game):
             raise IllegalMove("malformed-move", "A move is a JSON object.")
         events = decide_step(state, seat, move)
         if move["type"] == "confirm_turn" and all(
-                p["confirmed"] for s, p in enumerate(state["players"]) if s != seat):
+            p["confirmed"] for s, p in enumerate(state["players"]) if s != seat
+        ):
             events += self._end_turn(state)
         return events
 
     def _end_turn(self, state) -> list[dict]:
         """R2.3: every seat has confirmed -- publish the turn, then reveal or score."""
         turn = state["turn"]
-        events = [{"type": "turn_revealed", "turn": turn,
-                   "drawings": [list(p["log"]) for p in state["players"]]}]
+        events = [
+            {"type": "turn_revealed", "turn": turn, "drawings": [list(p["log"]) for p in state["players"]]}
+        ]
         if turn < TURNS:
-            events.append({"type": "card_revealed", "turn": turn + 1, "pile": pile_of(turn + 1),
-                           "card": state["deck"][turn], "reveal": True})
+            events.append(
+                {
+                    "type": "card_revealed",
+                    "turn": turn + 1,
+                    "pile": pile_of(turn + 1),
+                    "card": state["deck"][turn],
+                    "reveal": True,
+                }
+            )
         else:
             events.append({"type": "game_ended", **self._final(state)})
         return events
@@ -148,11 +164,21 @@ class LookAtTheStars(Game):
     def renderer(self):
         """The web board (``ui/``) and the sheets and cards it draws from the content file."""
         here = Path(__file__).parent
-        return [here / "ui" / "renderer.js", here / "ui" / "renderer.css", here / "data" / "look-at-the-stars.json"]
+        return [
+            here / "ui" / "renderer.js",
+            here / "ui" / "renderer.css",
+            here / "data" / "look-at-the-stars.json",
+        ]
 
     def schemas(self):
-        return GameSchemas(options=schemas.Options, move=schemas.Move, view=schemas.View, event=schemas.Event,
-                           moves=schemas.MOVE_VARIANTS, events=schemas.EVENT_VARIANTS)
+        return GameSchemas(
+            options=schemas.Options,
+            move=schemas.Move,
+            view=schemas.View,
+            event=schemas.Event,
+            moves=schemas.MOVE_VARIANTS,
+            events=schemas.EVENT_VARIANTS,
+        )
 
     def view(self, state, seat):
         return views.view(state, seat)

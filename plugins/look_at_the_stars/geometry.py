@@ -11,6 +11,7 @@ deduplicated by the resulting line set and listed in the canonical order of
 the spec (LATS section 9: dx ascending, then dy ascending, then rotation
 0-3; mirror images after the four rotations of the same translation).
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -83,17 +84,26 @@ def point_from_json(point) -> int | None:
 
 
 def _is_xy(value) -> bool:
-    return (isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-            and on_grid(value[0], value[1]))
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and on_grid(value[0], value[1])
+    )
 
 
 def _build_neighbours() -> list[tuple[int, ...]]:
     out = []
     for p in range(POINTS):
         x, y = p % COLUMNS, p // COLUMNS
-        out.append(tuple(pt(x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-                         if (dx or dy) and on_grid(x + dx, y + dy)))
+        out.append(
+            tuple(
+                pt(x + dx, y + dy)
+                for dy in (-1, 0, 1)
+                for dx in (-1, 0, 1)
+                if (dx or dy) and on_grid(x + dx, y + dy)
+            )
+        )
     return out
 
 

@@ -9,6 +9,7 @@ rules involved. All are pure functions of that key, so a hit returns exactly
 what a fresh computation would; callers get copies, never the stored objects
 (``test_lats_memo.py`` checks both on every step of random matches).
 """
+
 from __future__ import annotations
 
 #: Default entries kept per table before it is emptied.

@@ -5,6 +5,7 @@ data file), never by card id. Each kind has a target finder returning the
 legal ``use_power`` parameters on a :class:`~.sheet.Sheet`; :func:`target_problem`
 checks one submitted target against the same rules.
 """
+
 from __future__ import annotations
 
 from .content import CONTENT, PowerBonus
@@ -36,8 +37,11 @@ def detect(player: dict, rules: dict) -> list[list[int]]:
     free = set(player["lines"]).difference(player["consumed"])
     if len(free) < 3:
         return []
-    return [list(p[4]) for p in placements(card.shape, rules["allow_mirror"])
-            if p[4][0] in free and p[4][1] in free and p[4][2] in free]
+    return [
+        list(p[4])
+        for p in placements(card.shape, rules["allow_mirror"])
+        if p[4][0] in free and p[4][1] in free and p[4][2] in free
+    ]
 
 
 def current_occurrence(player: dict) -> list[int] | None:
@@ -50,6 +54,7 @@ def current_occurrence(player: dict) -> list[int] | None:
 
 
 # -- targets ----------------------------------------------------------------
+
 
 def _group_targets(sheet: Sheet, rules: dict, kind: str) -> list[int]:
     """Nova / aura: a star (line endpoint) of a group of 3+ lines (R6.10, R6.11)."""
@@ -91,8 +96,11 @@ def _galaxy_targets(sheet: Sheet, occurrence: list[int]) -> list[int]:
 
 def new_star_targets(sheet: Sheet) -> list[int]:
     """R6.7: illustration points not yet stars, in an open row, away from a black hole."""
-    return sorted(p for p in sheet.printed.illustration
-                  if p not in sheet.stars and sheet.open_row(p) and p not in sheet.bh_zone)
+    return sorted(
+        p
+        for p in sheet.printed.illustration
+        if p not in sheet.stars and sheet.open_row(p) and p not in sheet.bh_zone
+    )
 
 
 def targets(sheet: Sheet, rules: dict, occurrence: list[int]) -> tuple[str, list[int]]:

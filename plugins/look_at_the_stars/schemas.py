@@ -1,17 +1,36 @@
 """marshmallow schemas of the game's options, moves, views and events."""
+
 from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.plugin_api import tagged_variants
+from gameroom.plugin_api import tagged_variants
 
 from .content import POWER_KINDS
 
-MOVE_TYPES = ("place_card", "place_shooting_star", "skip_card", "select_occurrence", "use_power",
-              "decline_power", "confirm_turn")
-EVENT_TYPES = ("game_set_up", "card_revealed", "card_placed", "shooting_star_placed", "card_skipped",
-               "occurrence_selected", "power_used", "power_declined", "step_taken", "turn_confirmed",
-               "turn_revealed", "game_ended")
+MOVE_TYPES = (
+    "place_card",
+    "place_shooting_star",
+    "skip_card",
+    "select_occurrence",
+    "use_power",
+    "decline_power",
+    "confirm_turn",
+)
+EVENT_TYPES = (
+    "game_set_up",
+    "card_revealed",
+    "card_placed",
+    "shooting_star_placed",
+    "card_skipped",
+    "occurrence_selected",
+    "power_used",
+    "power_declined",
+    "step_taken",
+    "turn_confirmed",
+    "turn_revealed",
+    "game_ended",
+)
 
 
 def _point_bonus_choice(value):
@@ -25,28 +44,44 @@ def _point_bonus_choice(value):
 class Options(Schema):
     """Match options (LATS section 11)."""
 
-    point_bonus_card = fields.Raw(load_default="default", validate=_point_bonus_choice,
-                                  metadata={"description": "'default' (card 3, the '+'), 'random' or 1-10",
-                                            "oneOf": [{"type": "string", "enum": ["default", "random"]},
-                                                      {"type": "integer", "minimum": 1, "maximum": 10}]})
+    point_bonus_card = fields.Raw(
+        load_default="default",
+        validate=_point_bonus_choice,
+        metadata={
+            "description": "'default' (card 3, the '+'), 'random' or 1-10",
+            "oneOf": [
+                {"type": "string", "enum": ["default", "random"]},
+                {"type": "integer", "minimum": 1, "maximum": 10},
+            ],
+        },
+    )
     power_bonus_card = fields.String(
         load_default="default",
-        validate=validate.OneOf(("default", "random_basic", "random_all") + POWER_KINDS))
+        validate=validate.OneOf(("default", "random_basic", "random_all") + POWER_KINDS),
+    )
     allow_mirror = fields.Boolean(load_default=False)
-    point_bonus_counting = fields.String(load_default="max_disjoint",
-                                         validate=validate.OneOf(("max_disjoint", "greedy_scan")))
+    point_bonus_counting = fields.String(
+        load_default="max_disjoint", validate=validate.OneOf(("max_disjoint", "greedy_scan"))
+    )
     decline_consumes_all_pending = fields.Boolean(load_default=False)
     sun_blocks_nova_and_aura = fields.Boolean(load_default=True)
     live_score = fields.Boolean(load_default=False)
-    solo_variant = fields.Boolean(load_default=False,
-                                  metadata={"description": "Unofficial solo variant: allows 1 player, whose result is "
-                                                           "the final score (no win or loss). Without it a match "
-                                                           "needs 2 to 8 players."})
+    solo_variant = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Unofficial solo variant: allows 1 player, whose result is "
+            "the final score (no win or loss). Without it a match "
+            "needs 2 to 8 players."
+        },
+    )
 
 
 def _is_point(value) -> bool:
-    return (isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value))
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
 
 
 def _is_line(value) -> bool:
@@ -170,9 +205,16 @@ _SHEET_CHECKS = {
     "name": lambda v: isinstance(v, str),
     "lines": _is_lines,
     "consumed": _is_lines,
-    "shooting_stars": lambda v: isinstance(v, list) and all(
-        isinstance(s, dict) and set(s) <= {"segments", "head"} and _is_lines(s.get("segments"))
-        and ("head" not in s or _is_point(s["head"])) for s in v),
+    "shooting_stars": lambda v: (
+        isinstance(v, list)
+        and all(
+            isinstance(s, dict)
+            and set(s) <= {"segments", "head"}
+            and _is_lines(s.get("segments"))
+            and ("head" not in s or _is_point(s["head"]))
+            for s in v
+        )
+    ),
     "planets": _is_points,
     "new_stars": _is_points,
     "galaxies": _is_points,
@@ -187,13 +229,30 @@ _SHEET_CHECKS = {
     "new_stars_left": _is_int,
     "turn_steps": lambda v: isinstance(v, list) and all(isinstance(e, dict) for e in v),
 }
-_SHEET_REQUIRED = {"sheet", "name", "lines", "consumed", "shooting_stars", "planets", "new_stars",
-                   "galaxies", "twinkling_stars", "novas", "auras", "moon", "black_hole"}
+_SHEET_REQUIRED = {
+    "sheet",
+    "name",
+    "lines",
+    "consumed",
+    "shooting_stars",
+    "planets",
+    "new_stars",
+    "galaxies",
+    "twinkling_stars",
+    "novas",
+    "auras",
+    "moon",
+    "black_hole",
+}
 
 
 def _is_sheet(value) -> bool:
-    return (isinstance(value, dict) and _SHEET_REQUIRED <= set(value) and set(value) <= set(_SHEET_CHECKS)
-            and all(_SHEET_CHECKS[k](v) for k, v in value.items()))
+    return (
+        isinstance(value, dict)
+        and _SHEET_REQUIRED <= set(value)
+        and set(value) <= set(_SHEET_CHECKS)
+        and all(_SHEET_CHECKS[k](v) for k, v in value.items())
+    )
 
 
 class SheetsField(_Fast):
@@ -279,37 +338,47 @@ class Event(Schema):
 
 
 #: One schema per move type, with the fields it requires (and may carry).
-MOVE_VARIANTS = tagged_variants(Move, {
-    "place_card": ("rotation", "dx", "dy"),
-    "place_shooting_star": ("length", "rotation", "dx", "dy"),
-    "skip_card": (),
-    "select_occurrence": ("lines",),
-    "use_power": (),
-    "decline_power": (),
-    "confirm_turn": (),
-}, optional={
-    "place_card": ("mirror",),
-    "place_shooting_star": ("mirror",),
-    "use_power": ("point", "line", "stop"),
-})
+MOVE_VARIANTS = tagged_variants(
+    Move,
+    {
+        "place_card": ("rotation", "dx", "dy"),
+        "place_shooting_star": ("length", "rotation", "dx", "dy"),
+        "skip_card": (),
+        "select_occurrence": ("lines",),
+        "use_power": (),
+        "decline_power": (),
+        "confirm_turn": (),
+    },
+    optional={
+        "place_card": ("mirror",),
+        "place_shooting_star": ("mirror",),
+        "use_power": ("point", "line", "stop"),
+    },
+)
 
 #: One schema per event type, as each seat may receive it (redacted, or whole once the match is over).
-EVENT_VARIANTS = tagged_variants(Event, {
-    "game_set_up": ("num_seats", "sheets", "rules"),
-    "card_revealed": ("turn", "pile", "card", "reveal"),
-    "card_placed": ("seat", "card", "rotation", "dx", "dy", "lines", "pending"),
-    "shooting_star_placed": ("seat", "card", "length", "rotation", "dx", "dy", "segments", "head"),
-    "card_skipped": ("seat", "card"),
-    "occurrence_selected": ("seat", "occurrence"),
-    "power_used": ("seat", "power"),
-    "power_declined": ("seat", "occurrence", "consumed", "pending"),
-    "step_taken": ("seat",),
-    "turn_confirmed": ("seat",),
-    "turn_revealed": ("turn", "drawings"),
-    "game_ended": ("scores", "winners", "breakdown"),
-}, optional={
-    "game_set_up": ("deck",),
-    "card_placed": ("mirror",),
-    "shooting_star_placed": ("mirror",),
-    "power_used": ("occurrence", "consumed", "line", "point", "new_stars_left", "stop", "pending"),
-}, everywhere=("reveal",), suffix="Event")
+EVENT_VARIANTS = tagged_variants(
+    Event,
+    {
+        "game_set_up": ("num_seats", "sheets", "rules"),
+        "card_revealed": ("turn", "pile", "card", "reveal"),
+        "card_placed": ("seat", "card", "rotation", "dx", "dy", "lines", "pending"),
+        "shooting_star_placed": ("seat", "card", "length", "rotation", "dx", "dy", "segments", "head"),
+        "card_skipped": ("seat", "card"),
+        "occurrence_selected": ("seat", "occurrence"),
+        "power_used": ("seat", "power"),
+        "power_declined": ("seat", "occurrence", "consumed", "pending"),
+        "step_taken": ("seat",),
+        "turn_confirmed": ("seat",),
+        "turn_revealed": ("turn", "drawings"),
+        "game_ended": ("scores", "winners", "breakdown"),
+    },
+    optional={
+        "game_set_up": ("deck",),
+        "card_placed": ("mirror",),
+        "shooting_star_placed": ("mirror",),
+        "power_used": ("occurrence", "consumed", "line", "point", "new_stars_left", "stop", "pending"),
+    },
+    everywhere=("reveal",),
+    suffix="Event",
+)

@@ -1,4 +1,5 @@
 """Final scoring (LATS-R7): one breakdown of points per category for a sheet."""
+
 from __future__ import annotations
 
 from .content import CONTENT
@@ -7,8 +8,18 @@ from .memo import Table, drawing_key
 from .sheet import Sheet, endpoints, groups_of
 
 #: Breakdown categories, in the order they are reported.
-CATEGORIES = ("constellations", "nova", "planets", "shooting_stars", "point_bonus",
-              "galaxies", "twinkling_stars", "auras", "crescent_moon", "black_hole")
+CATEGORIES = (
+    "constellations",
+    "nova",
+    "planets",
+    "shooting_stars",
+    "point_bonus",
+    "galaxies",
+    "twinkling_stars",
+    "auras",
+    "crescent_moon",
+    "black_hole",
+)
 
 _POWER_PARAMS = {card.power: card.params for card in CONTENT.power_bonus}
 
@@ -108,7 +119,9 @@ def _score_sheet(player: dict, rules: dict) -> dict:
     if moon is not None:
         col, row = moon % COLUMNS, moon // COLUMNS
         aligned = sum(1 for _, pts in valid if any(q % COLUMNS == col or q // COLUMNS == row for q in pts))
-        out["crescent_moon"] = aligned * _POWER_PARAMS["crescent_moon"].get("points_per_aligned_constellation", 1)
+        out["crescent_moon"] = aligned * _POWER_PARAMS["crescent_moon"].get(
+            "points_per_aligned_constellation", 1
+        )
     hole = player["black_hole"]
     if hole is not None:
         free = sum(1 for q in NEIGHBOURS[hole] if sheet.free_star(q))

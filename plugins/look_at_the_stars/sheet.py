@@ -5,6 +5,7 @@ module derives from it the sets the rules need -- usable stars (R4.3),
 unused stars (R6.4), groups (R4.5) -- and the per-line legality tests of
 R4.3-R4.7 and R5.2. :class:`Sheet` is built once per call and never stored.
 """
+
 from __future__ import annotations
 
 from .content import CONTENT
@@ -17,23 +18,23 @@ def new_player(sheet_index: int) -> dict:
         "sheet": sheet_index,
         "lines": list(CONTENT.sheets[sheet_index].pre_drawn),
         "consumed": [],
-        "shooting": [],       # one list of segment keys per shooting star
-        "heads": [],          # the head point of each shooting star (display only)
-        "planets": [],        # bonus planets (R6.6)
-        "new_stars": [],      # illustration points turned into stars (R6.7)
-        "galaxies": [],       # left point of each galaxy (R6.8)
-        "twinkles": [],       # twinkling stars (R6.9)
-        "novas": [],          # R6.11
-        "auras": [],          # R6.10
-        "moon": None,         # R6.13
-        "black_hole": None,   # R6.12
+        "shooting": [],  # one list of segment keys per shooting star
+        "heads": [],  # the head point of each shooting star (display only)
+        "planets": [],  # bonus planets (R6.6)
+        "new_stars": [],  # illustration points turned into stars (R6.7)
+        "galaxies": [],  # left point of each galaxy (R6.8)
+        "twinkles": [],  # twinkling stars (R6.9)
+        "novas": [],  # R6.11
+        "auras": [],  # R6.10
+        "moon": None,  # R6.13
+        "black_hole": None,  # R6.12
         # -- this turn (R2.2) --
-        "drawn": False,       # drew or skipped the current card
-        "pending": [],        # unconsumed Power Bonus occurrences (sorted key triples)
-        "selected": None,     # the occurrence being resolved
-        "stars_left": 0,      # a second New Star may still be placed
+        "drawn": False,  # drew or skipped the current card
+        "pending": [],  # unconsumed Power Bonus occurrences (sorted key triples)
+        "selected": None,  # the occurrence being resolved
+        "stars_left": 0,  # a second New Star may still be placed
         "confirmed": False,
-        "log": [],            # this turn's step events, published at the turn's end (H2)
+        "log": [],  # this turn's step events, published at the turn's end (H2)
     }
 
 
@@ -127,7 +128,7 @@ class Sheet:
 
     def usable(self, p: int) -> bool:
         """R4.3: a star, not covered, not near a black hole, in an open row."""
-        return (p >= self.low and p in self.stars and p not in self.objects and p not in self.bh_zone)
+        return p >= self.low and p in self.stars and p not in self.objects and p not in self.bh_zone
 
     def unused(self, p: int) -> bool:
         """R6.4: a usable star that no line or shooting star touches."""
@@ -138,8 +139,12 @@ class Sheet:
 
     def free_star(self, p: int) -> bool:
         """R6.12: a star with no line, segment or object on it (any row)."""
-        return (p in self.stars and p not in self.objects and p not in self.line_ends
-                and p not in self.segment_ends)
+        return (
+            p in self.stars
+            and p not in self.objects
+            and p not in self.line_ends
+            and p not in self.segment_ends
+        )
 
     # -- groups ---------------------------------------------------------
 
@@ -213,9 +218,14 @@ class Sheet:
         aura_lines, aura_ends = self._auras() if self.player["auras"] else ((), ())
         out = set()
         for key, a, b, partner in _LINE_TABLE:
-            if (a in free and b in free and key not in drawn
-                    and (partner is None or (partner not in segments and partner not in aura_lines))
-                    and a not in aura_ends and b not in aura_ends):
+            if (
+                a in free
+                and b in free
+                and key not in drawn
+                and (partner is None or (partner not in segments and partner not in aura_lines))
+                and a not in aura_ends
+                and b not in aura_ends
+            ):
                 out.add(key)
         return out
 
@@ -240,7 +250,11 @@ class Sheet:
         if not self.line_ok(key):
             a, b = ends(key)
             partner = CROSSING.get(key)
-            if a in self.segment_ends or b in self.segment_ends or (partner is not None and partner in self.segments):
+            if (
+                a in self.segment_ends
+                or b in self.segment_ends
+                or (partner is not None and partner in self.segments)
+            ):
                 return "touches-shooting-star"
             return "touches-aura"
         return None

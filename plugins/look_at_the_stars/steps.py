@@ -6,9 +6,10 @@ while nothing is drawn; then ``select_occurrence`` / ``use_power`` /
 ``confirm_turn``. A seat's steps depend only on its own sheet, the revealed
 card, the pile and the bonus cards (players act in parallel, R2.2).
 """
+
 from __future__ import annotations
 
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
 
 from .content import CONTENT
 from .geometry import (
@@ -61,6 +62,7 @@ def occurrence_json(keys) -> list:
 
 # -- legal moves -------------------------------------------------------------
 
+
 def _placement_move(kind: str, place, length: int | None = None) -> dict:
     move = {"type": kind}
     if length is not None:
@@ -102,8 +104,12 @@ def legal_steps(state: dict, seat: int) -> list[dict]:
     player = state["players"][seat]
     rules = state["rules"]
     if not player["drawn"]:
-        key = (drawing_key(player), state["deck"][state["turn"] - 1], pile_of(state["turn"]),
-               rules["allow_mirror"])
+        key = (
+            drawing_key(player),
+            state["deck"][state["turn"] - 1],
+            pile_of(state["turn"]),
+            rules["allow_mirror"],
+        )
         moves = _PLACEMENTS.get(key)
         if moves is None:
             moves = tuple(tuple(m.items()) for m in _placement_steps(state, player, rules))
@@ -127,6 +133,7 @@ def legal_steps(state: dict, seat: int) -> list[dict]:
 
 
 # -- deciding one step -------------------------------------------------------
+
 
 def _int(move: dict, key: str, lo: int, hi: int, code: str) -> int:
     value = move.get(key)
@@ -153,8 +160,10 @@ def _placement(state: dict, move: dict, shape: tuple, head=None):
         raise IllegalMove("off-sheet", "The placement leaves the sheet.")
     place = placement_index(shape, state["rules"]["allow_mirror"], head).get((dx, dy, rotation, mirror))
     if place is None:
-        raise IllegalMove("duplicate-placement",
-                          "An earlier rotation/translation gives the same lines; use that one (R4.2).")
+        raise IllegalMove(
+            "duplicate-placement",
+            "An earlier rotation/translation gives the same lines; use that one (R4.2).",
+        )
     return place
 
 
@@ -175,9 +184,16 @@ def _place_card(state, seat, player, move):
         if problem:
             raise IllegalMove(problem, f"The line {line_json(key)} cannot be drawn ({problem}).")
     after = {**player, "lines": player["lines"] + list(place[4])}
-    event = {"type": "card_placed", "seat": seat, "card": card.id, "rotation": place[2],
-             "dx": place[0], "dy": place[1], "lines": occurrence_json(place[4]),
-             "pending": [occurrence_json(o) for o in detect(after, state["rules"])]}
+    event = {
+        "type": "card_placed",
+        "seat": seat,
+        "card": card.id,
+        "rotation": place[2],
+        "dx": place[0],
+        "dy": place[1],
+        "lines": occurrence_json(place[4]),
+        "pending": [occurrence_json(o) for o in detect(after, state["rules"])],
+    }
     if place[3]:
         event["mirror"] = True
     return [event]
@@ -194,9 +210,17 @@ def _place_shooting_star(state, seat, player, move):
         problem = sheet.segment_problem(key)
         if problem:
             raise IllegalMove(problem, f"The segment {line_json(key)} cannot be drawn ({problem}).")
-    event = {"type": "shooting_star_placed", "seat": seat, "card": card.id, "length": length,
-             "rotation": place[2], "dx": place[0], "dy": place[1],
-             "segments": occurrence_json(place[4]), "head": xy(place[5])}
+    event = {
+        "type": "shooting_star_placed",
+        "seat": seat,
+        "card": card.id,
+        "length": length,
+        "rotation": place[2],
+        "dx": place[0],
+        "dy": place[1],
+        "segments": occurrence_json(place[4]),
+        "head": xy(place[5]),
+    }
     if place[3]:
         event["mirror"] = True
     return [event]
@@ -279,8 +303,13 @@ def _use_power(state, seat, player, move):
             raise IllegalMove("illegal-target", f"The {kind.replace('_', ' ')} cannot go there.")
     after = apply_target(player, kind, target)
     after["consumed"] = player["consumed"] + occurrence
-    event = {"type": "power_used", "seat": seat, "power": kind, "occurrence": occurrence_json(occurrence),
-             "consumed": occurrence_json(occurrence)}
+    event = {
+        "type": "power_used",
+        "seat": seat,
+        "power": kind,
+        "occurrence": occurrence_json(occurrence),
+        "consumed": occurrence_json(occurrence),
+    }
     if kind == "line":
         event["line"] = line_json(target)
     else:
@@ -301,9 +330,15 @@ def _decline_power(state, seat, player, move):
     else:
         consumed = list(occurrence)
     after = {**player, "consumed": player["consumed"] + consumed}
-    return [{"type": "power_declined", "seat": seat, "occurrence": occurrence_json(occurrence),
-             "consumed": occurrence_json(consumed),
-             "pending": [occurrence_json(o) for o in detect(after, state["rules"])]}]
+    return [
+        {
+            "type": "power_declined",
+            "seat": seat,
+            "occurrence": occurrence_json(occurrence),
+            "consumed": occurrence_json(consumed),
+            "pending": [occurrence_json(o) for o in detect(after, state["rules"])],
+        }
+    ]
 
 
 def _confirm_turn(state, seat, player, move):

@@ -6,9 +6,10 @@ Lines and points are written as in the spec's worked examples::
     state = with_lines(state, 0, "0,0-1,1", "1,1-1,2")
     state, events = step(state, 0, {"type": "place_card", "rotation": 0, "dx": 4, "dy": 1})
 """
+
 from __future__ import annotations
 
-from service.plugin_api import Rng
+from gameroom.plugin_api import Rng
 
 from .fold import evolve, public_scores
 from .game import LookAtTheStars
@@ -52,8 +53,16 @@ def new_state(num_seats: int = 1, *, sheets=None, card: int | None = None, turn:
     if sheets is not None:
         setup["sheets"] = list(sheets)
     state = evolve(None, setup)
-    state = evolve(state, {"type": "card_revealed", "turn": turn, "pile": (turn - 1) // 6 + 1,
-                           "card": state["deck"][turn - 1], "reveal": True})
+    state = evolve(
+        state,
+        {
+            "type": "card_revealed",
+            "turn": turn,
+            "pile": (turn - 1) // 6 + 1,
+            "card": state["deck"][turn - 1],
+            "reveal": True,
+        },
+    )
     return set_card(state, card) if card is not None else state
 
 
@@ -72,9 +81,14 @@ def with_player(state: dict, seat: int, public: bool = True, **changes) -> dict:
     out = {**state, "players": players}
     if public:
         snap = list(state["public"])
-        snap[seat] = {**state["public"][seat], **{k: v for k, v in changes.items()
-                                                  if k not in ("drawn", "pending", "selected", "stars_left",
-                                                               "confirmed", "log")}}
+        snap[seat] = {
+            **state["public"][seat],
+            **{
+                k: v
+                for k, v in changes.items()
+                if k not in ("drawn", "pending", "selected", "stars_left", "confirmed", "log")
+            },
+        }
         out["public"] = snap
         if state["rules"]["live_score"]:
             out["public_scores"] = public_scores(snap, state["rules"])

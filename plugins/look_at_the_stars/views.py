@@ -6,6 +6,7 @@ to that seat (its own sheet is live; other sheets are the public snapshot;
 its step events are redacted to ``step_taken`` for everyone else). H3: the
 deck order and the removed cards are never shown.
 """
+
 from __future__ import annotations
 
 from .content import CONTENT, TURNS
@@ -19,8 +20,14 @@ from .steps import TURNS_PER_PILE, pile_of
 #: text do not tell how many steps a seat took. The platform still appends one
 #: entry per step, so the number of entries (versions) before the reveal is
 #: visible; hiding it needs per-viewer versions in the platform (not done here).
-SEALED = {"card_placed", "shooting_star_placed", "card_skipped", "occurrence_selected",
-          "power_used", "power_declined"}
+SEALED = {
+    "card_placed",
+    "shooting_star_placed",
+    "card_skipped",
+    "occurrence_selected",
+    "power_used",
+    "power_declined",
+}
 
 
 def _pts(codes) -> list:
@@ -34,8 +41,10 @@ def sheet_json(player: dict, own: bool) -> dict:
         "name": CONTENT.sheets[player["sheet"]].name,
         "lines": [line_json(k) for k in player["lines"]],
         "consumed": [line_json(k) for k in player["consumed"]],
-        "shooting_stars": [{"segments": [line_json(k) for k in star], "head": xy(head)}
-                           for star, head in zip(player["shooting"], player["heads"])],
+        "shooting_stars": [
+            {"segments": [line_json(k) for k in star], "head": xy(head)}
+            for star, head in zip(player["shooting"], player["heads"])
+        ],
         "planets": _pts(player["planets"]),
         "new_stars": _pts(player["new_stars"]),
         "galaxies": _pts(player["galaxies"]),
@@ -77,7 +86,9 @@ def player_from_json(sheet: dict) -> dict:
         player.update(
             drawn=sheet["drawn"],
             pending=[sorted(jkey(line) for line in o) for o in sheet["pending"]],
-            selected=sorted(jkey(line) for line in sheet["selected"]) if sheet["selected"] is not None else None,
+            selected=sorted(jkey(line) for line in sheet["selected"])
+            if sheet["selected"] is not None
+            else None,
             stars_left=sheet["new_stars_left"],
             log=list(sheet["turn_steps"]),
         )
@@ -88,10 +99,19 @@ def rules_json(rules: dict) -> dict:
     point = CONTENT.point_bonus[rules["point_bonus"]]
     power = CONTENT.power_bonus[rules["power_bonus"]]
     return {
-        "point_bonus": {"card": point.option_number, "index": point.index, "points": point.points,
-                        "name": point.name, "lines": [[list(a), list(b)] for a, b in point.shape]},
-        "power_bonus": {"index": power.index, "power": power.power, "level": power.level,
-                        "lines": [[list(a), list(b)] for a, b in power.shape]},
+        "point_bonus": {
+            "card": point.option_number,
+            "index": point.index,
+            "points": point.points,
+            "name": point.name,
+            "lines": [[list(a), list(b)] for a, b in point.shape],
+        },
+        "power_bonus": {
+            "index": power.index,
+            "power": power.power,
+            "level": power.level,
+            "lines": [[list(a), list(b)] for a, b in power.shape],
+        },
         "options": dict(rules),
     }
 
@@ -100,8 +120,10 @@ def view(state: dict, seat) -> dict:
     turn = state["turn"]
     over = state["result"] is not None
     own = seat if isinstance(seat, int) and 0 <= seat < state["n"] else None
-    sheets = [sheet_json(state["players"][s], True) if s == own else sheet_json(state["public"][s], False)
-              for s in range(state["n"])]
+    sheets = [
+        sheet_json(state["players"][s], True) if s == own else sheet_json(state["public"][s], False)
+        for s in range(state["n"])
+    ]
     out = {
         "num_seats": state["n"],
         "seat": own,
@@ -152,10 +174,16 @@ def sample_state(view_data: dict, seat: int, rng) -> dict:
             player["confirmed"] = view_data["confirmed"][s]
         players.append(player)
     rules = dict(view_data["rules"]["options"])
-    return {"n": view_data["num_seats"], "rules": rules, "deck": deck,
-            "turn": view_data["turn"], "players": players, "public": public,
-            "result": view_data["outcome"],
-            "public_scores": public_scores(public, rules) if rules["live_score"] else None}
+    return {
+        "n": view_data["num_seats"],
+        "rules": rules,
+        "deck": deck,
+        "turn": view_data["turn"],
+        "players": players,
+        "public": public,
+        "result": view_data["outcome"],
+        "public_scores": public_scores(public, rules) if rules["live_score"] else None,
+    }
 
 
 def describe(event: dict, seat, names) -> str:
@@ -171,7 +199,11 @@ def describe(event: dict, seat, names) -> str:
     if kind == "step_taken":
         return f"{who} is drawing."
     if kind == "card_placed":
-        return f"{who} drew card {event['card']}: " + ", ".join(_line_text(line) for line in event["lines"]) + "."
+        return (
+            f"{who} drew card {event['card']}: "
+            + ", ".join(_line_text(line) for line in event["lines"])
+            + "."
+        )
     if kind == "shooting_star_placed":
         return f"{who} drew a shooting star of {event['length']} segment(s)."
     if kind == "card_skipped":
@@ -190,8 +222,11 @@ def describe(event: dict, seat, names) -> str:
     if kind == "turn_revealed":
         return f"Everyone's drawings of turn {event['turn']} are revealed."
     if kind == "game_ended":
-        return "The night is over; scores: " + ", ".join(
-            f"{names[s] if s < len(names) else s} {v}" for s, v in enumerate(event["scores"])) + "."
+        return (
+            "The night is over; scores: "
+            + ", ".join(f"{names[s] if s < len(names) else s} {v}" for s, v in enumerate(event["scores"]))
+            + "."
+        )
     return f"{who}: {kind.replace('_', ' ')}"
 
 

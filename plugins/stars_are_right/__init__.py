@@ -5,7 +5,8 @@ Modules: ``content`` (validated card data), ``matcher`` (constellations),
 ``summon``, ``rules`` (legal moves and decide), ``views`` (hidden
 information), ``schemas``, ``describe``, ``ai`` and ``game``.
 """
-from service.plugin_api import hookimpl
+
+from gameroom.plugin_api import hookimpl
 
 from .game import StarsAreRight
 

@@ -1,4 +1,5 @@
 """The AI heuristic: VP lead plus the promise of the current hand."""
+
 from __future__ import annotations
 
 from .content import CARDS

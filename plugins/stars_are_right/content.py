@@ -5,6 +5,7 @@ import time. A malformed file raises :class:`ContentError` whose message names
 the card (its id) and the field, so a typo in the data is found at start-up,
 not in the middle of a match.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,8 +44,12 @@ class _Power(fields.Field):
         if not isinstance(value, dict) or set(value) != {"from", "to"}:
             raise ValidationError("must be a minion letter A-E or an object {from, to}")
         src, dst = value["from"], value["to"]
-        if src not in SYMBOLS or not isinstance(dst, str) or not 1 <= len(dst) <= 3 \
-                or any(ch not in SYMBOLS for ch in dst):
+        if (
+            src not in SYMBOLS
+            or not isinstance(dst, str)
+            or not 1 <= len(dst) <= 3
+            or any(ch not in SYMBOLS for ch in dst)
+        ):
             raise ValidationError(f"bad symbol conversion {value!r}")
         return {"from": src, "to": dst}
 
@@ -64,9 +69,13 @@ class CardSchema(Schema):
     bonus = fields.String(required=True, allow_none=True, validate=validate.OneOf(FACE_CODES))
     points = fields.Integer(required=True)
     constellation = fields.List(
-        fields.List(fields.List(fields.Raw(allow_none=True), validate=validate.Length(min=1)),
-                    validate=validate.Length(min=1)),
-        required=True, validate=validate.Length(1, 4))
+        fields.List(
+            fields.List(fields.Raw(allow_none=True), validate=validate.Length(min=1)),
+            validate=validate.Length(min=1),
+        ),
+        required=True,
+        validate=validate.Length(1, 4),
+    )
     power = _Power(required=True)
     notation = fields.String(load_default="")
     note = fields.String(load_default="")
@@ -166,14 +175,24 @@ def load_content(raw: dict) -> Content:
         try:
             data = CardSchema().load(item)
         except ValidationError as exc:
-            raise _fail(card_id, exc.messages if isinstance(exc.messages, dict)
-                        else {"_schema": exc.messages}) from None
+            raise _fail(
+                card_id, exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
+            ) from None
         if data["id"] in cards:
             raise ContentError(f"card {data['id']}: field 'id': duplicate id")
         groups = tuple(tuple(tuple(row) for row in g) for g in data["constellation"])
-        cards[data["id"]] = Card(data["id"], data["name"], data["type"], data["family"],
-                                 data["invocation"], data["bonus"], data["points"], groups,
-                                 data["power"], data["notation"])
+        cards[data["id"]] = Card(
+            data["id"],
+            data["name"],
+            data["type"],
+            data["family"],
+            data["invocation"],
+            data["bonus"],
+            data["points"],
+            groups,
+            data["power"],
+            data["notation"],
+        )
     if sorted(cards) != list(range(1, 76)):
         raise ContentError("data file: field 'cards' must hold the cards 1..75 exactly once")
     tiles = raw.get("tiles") or []
@@ -186,8 +205,13 @@ def load_content(raw: dict) -> Content:
             raise ContentError(f"tile {tile['id']}: field 'faces': two face codes required")
         tile_faces.append(tuple(faces))
     game = raw.get("game") or {}
-    return Content(cards, tuple(tile_faces), game.get("hand_size", 5),
-                   game.get("max_creatures", 6), game.get("target_points", 10))
+    return Content(
+        cards,
+        tuple(tile_faces),
+        game.get("hand_size", 5),
+        game.get("max_creatures", 6),
+        game.get("target_points", 10),
+    )
 
 
 def load_file(path: Path = DATA_FILE) -> Content:

@@ -1,4 +1,5 @@
 """One human sentence per event, as a seat sees it (already redacted)."""
+
 from __future__ import annotations
 
 from .content import CARDS
@@ -36,8 +37,10 @@ def describe(event: dict, seat, names) -> str:
     if kind == "service_used":
         return f"{who} used {_card(event['creature'])}: {event['from']} became {event['to']}."
     if kind == "servitors_exchanged":
-        return (f"{who} used {_card(event['minion'])} to exchange {_card(event['own'])} "
-                f"for {names[event['opponent']]}'s {_card(event['theirs'])}.")
+        return (
+            f"{who} used {_card(event['minion'])} to exchange {_card(event['own'])} "
+            f"for {names[event['opponent']]}'s {_card(event['theirs'])}."
+        )
     if kind == "dhole_used":
         return f"{who} used {_card(event['minion'])} and looked through the {event['pile']} pile."
     if kind == "dhole_took":

@@ -1,15 +1,15 @@
 """The Stars Are Right as a gameroom game (spec: shared/rules/stars-are-right.md)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from service.plugin_api import Game, GameInfo, GameSchemas
+from gameroom.plugin_api import Game, GameInfo, GameSchemas
 
 from . import ai, rules, schemas, views
 from . import describe as describing
 from . import state as st
-from .content import DATA_FILE, ALL_CARD_IDS, CARDS, GOO, GREATER, LESSER, MINION
-
+from .content import ALL_CARD_IDS, CARDS, DATA_FILE, GOO, GREATER, LESSER, MINION
 
 #: The round cap rules version 1 put on matches without a ``turn_limit``.
 V1_SAFEGUARD_ROUNDS = 100
@@ -29,7 +29,7 @@ class StarsAreRight(Game):
         hidden_information=True,
         max_steps=None,  # under the default options a match ends only by victory (B12.2)
         description="Push, swap and flip sky tiles until the stars are right, then summon "
-                    "creatures; first to 10 VP wins.",
+        "creatures; first to 10 VP wins.",
         simultaneous=False,
     )
 
@@ -42,15 +42,21 @@ class StarsAreRight(Game):
     #: thousands of rounds, so they stop after 100 (B12.4); the defaults (no limit)
     #: are played to victory in tests/plugins/stars_are_right/test_sar_turn_limit.py.
     playout_options = {"turn_limit": 100}
+
     def renderer(self):
         """The web board (``ui/``) and the card data it draws constellations from."""
         ui = Path(__file__).with_name("ui")
         return [ui / "renderer.js", ui / "renderer.css", DATA_FILE]
 
     def schemas(self):
-        return GameSchemas(options=schemas.OptionsSchema, move=schemas.MoveSchema,
-                           view=schemas.ViewSchema, event=schemas.EventSchema,
-                           moves=schemas.MOVE_VARIANTS, events=schemas.EVENT_VARIANTS)
+        return GameSchemas(
+            options=schemas.OptionsSchema,
+            move=schemas.MoveSchema,
+            view=schemas.ViewSchema,
+            event=schemas.EventSchema,
+            moves=schemas.MOVE_VARIANTS,
+            events=schemas.EVENT_VARIANTS,
+        )
 
     # -- setup (SAR-B2, randomness X1-X5) -----------------------------------
 
@@ -58,8 +64,7 @@ class StarsAreRight(Game):
         sky = rng.shuffled(range(25))
         faces = [rng.randrange(2) for _ in range(25)]
         order = rng.shuffled(ALL_CARD_IDS)
-        hands = [[order[k] for k in range(5 * num_seats) if k % num_seats == s]
-                 for s in range(num_seats)]
+        hands = [[order[k] for k in range(5 * num_seats) if k % num_seats == s] for s in range(num_seats)]
         first = rng.randrange(num_seats) if options["first_player"] == "random" else 0
         return [
             {"type": "match_started", "num_seats": num_seats, "options": dict(options)},
@@ -75,8 +80,11 @@ class StarsAreRight(Game):
     def upcast(self, event, rules_version):
         """Rules version 1 ended a match without ``turn_limit`` after 100 full rounds:
         such a match keeps that cap (``round_cap``) when it is replayed or played on."""
-        if (rules_version == 1 and event.get("type") == "match_started"
-                and event["options"].get("turn_limit") is None):
+        if (
+            rules_version == 1
+            and event.get("type") == "match_started"
+            and event["options"].get("turn_limit") is None
+        ):
             return {**event, "round_cap": V1_SAFEGUARD_ROUNDS}
         return event
 
@@ -104,8 +112,11 @@ class StarsAreRight(Game):
             for c in state["tables"][seat]:
                 parts[CARDS[c].type] += CARDS[c].points
             breakdown.append(parts)
-        return {"scores": [st.vp(state, s) for s in range(n)], "winners": list(state["winners"]),
-                "breakdown": breakdown}
+        return {
+            "scores": [st.vp(state, s) for s in range(n)],
+            "winners": list(state["winners"]),
+            "breakdown": breakdown,
+        }
 
     # -- hidden information -------------------------------------------------
 

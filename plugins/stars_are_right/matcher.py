@@ -10,6 +10,7 @@ size. Dark cells are simply absent from ``mask``. Each placement also keeps a
 25-bit mask of the cells its stars use, for the disjointness of multi-group
 cards (SAR-B8.5), which a short backtracking search checks.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -65,8 +66,12 @@ def raw_placements(grid: tuple, allow_mirror: bool, overhang: bool) -> list[tupl
         h, w = len(g), len(g[0])
         stars = [(r, c) for r in range(h) for c in range(w) if g[r][c] is not None]
         if overhang:
-            anchors = [(r0, c0) for r0 in range(-h + 1, 5) for c0 in range(-w + 1, 5)
-                       if all(0 <= r0 + r < 5 and 0 <= c0 + c < 5 for r, c in stars)]
+            anchors = [
+                (r0, c0)
+                for r0 in range(-h + 1, 5)
+                for c0 in range(-w + 1, 5)
+                if all(0 <= r0 + r < 5 and 0 <= c0 + c < 5 for r, c in stars)
+            ]
         else:
             anchors = [(r0, c0) for r0 in range(6 - h) for c0 in range(6 - w)]
         result.extend((g, r0, c0) for r0, c0 in anchors)
@@ -105,6 +110,7 @@ def _single(placements):
             if sky & m == v:
                 return True
         return False
+
     return check
 
 
@@ -127,6 +133,7 @@ def _singletons(groups_placements):
             else:
                 return False
         return True
+
     return check
 
 
@@ -142,6 +149,7 @@ def _disjoint(groups_placements):
             options.append(cells)
         options.sort(key=len)
         return _search(options, 0, 0)
+
     return check
 
 

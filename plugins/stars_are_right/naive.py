@@ -5,6 +5,7 @@ cell by cell, search for pairwise disjoint tile sets - with no precomputation.
 Tests compare it with :mod:`matcher` on random skies, and
 ``bench/bench_sar_matcher.py`` uses it as the baseline.
 """
+
 from __future__ import annotations
 
 from .content import CARDS, TILE_FACES
@@ -58,12 +59,12 @@ def _group_matches(grid, up, allow_mirror, overhang):
 def naive_visible(card_id, sky, faces, allow_mirror=False, overhang=False, dark=frozenset()):
     """Whether the card is visible: the spec's definition, computed the slow way."""
     up = [[TILE_FACES[sky[5 * r + c]][faces[sky[5 * r + c]]] for c in range(5)] for r in range(5)]
-    groups = [[[None if cell in dark else cell for cell in row] for row in g]
-              for g in CARDS[card_id].groups]
+    groups = [[[None if cell in dark else cell for cell in row] for row in g] for g in CARDS[card_id].groups]
     options = [_group_matches(g, up, allow_mirror, overhang) for g in groups]
 
     def search(i, used):
         if i == len(options):
             return True
         return any(not (cells & used) and search(i + 1, used | cells) for cells in options[i])
+
     return search(0, frozenset())

@@ -5,9 +5,10 @@ validates a move with the same ``resolve_*`` functions that ``legal_moves``
 relies on, so a listed move is always accepted and anything else is refused
 with a rule code.
 """
+
 from __future__ import annotations
 
-from service.plugin_api import IllegalMove, clone
+from gameroom.plugin_api import IllegalMove, clone
 
 from . import services, sky, summon
 from .content import CARDS, CONTENT
@@ -69,6 +70,7 @@ def hand_target(state: dict, seat: int) -> int:
 
 # -- legal moves ------------------------------------------------------------
 
+
 def legal_moves(state: dict, seat: int) -> list[dict]:
     if state["phase"] == "over" or seat != state["active"]:
         return []
@@ -76,8 +78,12 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     if phase == "invoke":
         return [{"type": "invoke", "card": c} for c in state["hands"][seat]] + [{"type": "skip_invoke"}]
     if phase == "services":
-        return (services.service_moves(state, seat) + services.exchange_moves(state, seat)
-                + services.dhole_moves(state, seat) + [{"type": "end_services"}])
+        return (
+            services.service_moves(state, seat)
+            + services.exchange_moves(state, seat)
+            + services.dhole_moves(state, seat)
+            + [{"type": "end_services"}]
+        )
     if phase == "dhole":
         return services.dhole_take_moves(state, seat)
     if phase == "sky":
@@ -85,8 +91,11 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     if phase == "summon":
         return summon.summon_options(state, seat) + [{"type": "skip_summon"}]
     if phase == "limit":
-        return [{"type": "discard_creature", "card": c} for c in state["tables"][seat]
-                if _may_limit_discard(state, c)]
+        return [
+            {"type": "discard_creature", "card": c}
+            for c in state["tables"][seat]
+            if _may_limit_discard(state, c)
+        ]
     moves = []
     if state["discards"] < discard_limit(state, seat):
         moves = [{"type": "discard", "card": c} for c in state["hands"][seat]]
@@ -98,6 +107,7 @@ def _may_limit_discard(state: dict, card: int) -> bool:
 
 
 # -- decide -----------------------------------------------------------------
+
 
 def decide(state: dict, seat: int, move: dict, rng) -> list[dict]:
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
@@ -183,8 +193,7 @@ def _discard_creature(state, seat, move, rng):
     if card not in state["tables"][seat]:
         raise IllegalMove("not-your-creature", "Discard a creature you control (B7.3).")
     if not _may_limit_discard(state, card):
-        raise IllegalMove("keep-new-creature",
-                          "The creature just summoned may not be discarded (option).")
+        raise IllegalMove("keep-new-creature", "The creature just summoned may not be discarded (option).")
     return [{"type": "creature_discarded", "seat": seat, "card": card}]
 
 
@@ -208,9 +217,8 @@ def _draw_events(state: dict, seat: int, rng) -> list[dict]:
             deck, discard = rng.shuffled(discard), []
             events.append({"type": "reshuffled", "count": len(deck), "order": deck})
         cards = deck[:need]
-        deck, need = deck[len(cards):], need - len(cards)
-        events.append({"type": "drew", "seat": seat, "cards": cards, "count": len(cards),
-                       "reveal": True})
+        deck, need = deck[len(cards) :], need - len(cards)
+        events.append({"type": "drew", "seat": seat, "cards": cards, "count": len(cards), "reveal": True})
     return events
 
 
@@ -224,15 +232,32 @@ def _end_turn(state, seat, move, rng):
         events.append({"type": "game_over", "winners": [seat], "reason": "victory", "scores": scores})
     elif rounds is not None and state["turn"] + 1 >= rounds * n:
         best = max(scores)
-        events.append({"type": "game_over", "winners": [s for s in range(n) if scores[s] == best],
-                       "reason": reason, "scores": scores})
+        events.append(
+            {
+                "type": "game_over",
+                "winners": [s for s in range(n) if scores[s] == best],
+                "reason": reason,
+                "scores": scores,
+            }
+        )
     return events
 
 
 DECIDERS = {
-    "invoke": _invoke, "skip_invoke": _skip_invoke, "use_service": _use_service,
-    "use_gug": _exchange, "use_tindaloo": _exchange, "use_dhole": _use_dhole,
-    "dhole_take": _dhole_take, "end_services": _end_services, "push": _sky_action,
-    "swap": _sky_action, "flip": _sky_action, "summon": _summon, "skip_summon": _skip_summon,
-    "discard_creature": _discard_creature, "discard": _discard, "end_turn": _end_turn,
+    "invoke": _invoke,
+    "skip_invoke": _skip_invoke,
+    "use_service": _use_service,
+    "use_gug": _exchange,
+    "use_tindaloo": _exchange,
+    "use_dhole": _use_dhole,
+    "dhole_take": _dhole_take,
+    "end_services": _end_services,
+    "push": _sky_action,
+    "swap": _sky_action,
+    "flip": _sky_action,
+    "summon": _summon,
+    "skip_summon": _skip_summon,
+    "discard_creature": _discard_creature,
+    "discard": _discard,
+    "end_turn": _end_turn,
 }

@@ -5,11 +5,12 @@ anywhere goes to the draw pile (in id order unless ``deck`` is given), so the
 75-card census always holds. ``step`` runs one move through ``decide`` and
 ``evolve`` exactly as the platform does.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 
-from service.plugin_api import Rng
+from gameroom.plugin_api import Rng
 
 from .content import ALL_CARD_IDS, TILE_FACES
 from .rules import decide
@@ -54,9 +55,23 @@ def build_sky(cells: dict) -> str:
     return " ".join(tokens)
 
 
-def position(n: int = 2, *, hands=None, tables=None, sky: str = S0, active: int = 0,
-             phase: str = "invoke", options: dict | None = None, deck=None, discard=(),
-             tapped=(), pool=None, invoked=None, summoned=None, turn: int = 0) -> dict:
+def position(
+    n: int = 2,
+    *,
+    hands=None,
+    tables=None,
+    sky: str = S0,
+    active: int = 0,
+    phase: str = "invoke",
+    options: dict | None = None,
+    deck=None,
+    discard=(),
+    tapped=(),
+    pool=None,
+    invoked=None,
+    summoned=None,
+    turn: int = 0,
+) -> dict:
     """A state with the given cards placed; the rest form the draw pile."""
     hands = [list(h) for h in (hands or [[] for _ in range(n)])]
     tables = [list(t) for t in (tables or [[] for _ in range(n)])]
@@ -67,15 +82,30 @@ def position(n: int = 2, *, hands=None, tables=None, sky: str = S0, active: int 
     if deck is None:
         deck = [c for c in ALL_CARD_IDS if c not in placed]
     state = {
-        "n": n, "opts": OptionsSchema().load(options or {}), "sky": sky_cells, "faces": faces,
-        "deck": list(deck), "discard": list(discard), "hands": hands, "tables": tables,
-        "tapped": list(tapped), "active": active, "phase": phase, "invoked": invoked,
-        "pool": {**EMPTY_POOL, **(pool or {})}, "nc": None, "summoned": summoned,
-        "discards": 0, "dhole": None, "turn": turn, "first": 0, "winners": None, "end": None,
+        "n": n,
+        "opts": OptionsSchema().load(options or {}),
+        "sky": sky_cells,
+        "faces": faces,
+        "deck": list(deck),
+        "discard": list(discard),
+        "hands": hands,
+        "tables": tables,
+        "tapped": list(tapped),
+        "active": active,
+        "phase": phase,
+        "invoked": invoked,
+        "pool": {**EMPTY_POOL, **(pool or {})},
+        "nc": None,
+        "summoned": summoned,
+        "discards": 0,
+        "dhole": None,
+        "turn": turn,
+        "first": 0,
+        "winners": None,
+        "end": None,
     }
     if phase == "sky":
-        state["nc"] = {"flipped": [], "pushed": [], "swapped": [],
-                       "seen": [sky_key(sky_cells, faces)]}
+        state["nc"] = {"flipped": [], "pushed": [], "swapped": [], "seen": [sky_key(sky_cells, faces)]}
     return state
 
 

@@ -1,9 +1,10 @@
 """marshmallow schemas for the game's options, moves, views and events."""
+
 from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.plugin_api import tag_schemas, tagged_variants
+from gameroom.plugin_api import tag_schemas, tagged_variants
 
 from .content import FACE_CODES
 from .rules import MOVE_TYPES, PHASE_MOVES
@@ -31,8 +32,9 @@ class IntList(fields.List):
         self.lo, self.hi, self.length = lo, hi, length
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, list) or any(type(v) is not int or not self.lo <= v <= self.hi
-                                              for v in value):
+        if not isinstance(value, list) or any(
+            type(v) is not int or not self.lo <= v <= self.hi for v in value
+        ):
             raise ValidationError(f"must be a list of integers {self.lo}..{self.hi}")
         if self.length and not self.length[0] <= len(value) <= self.length[1]:
             raise ValidationError(f"must hold {self.length[0]}..{self.length[1]} items")
@@ -102,26 +104,43 @@ class OptionsSchema(Schema):
     dark_cells_may_overhang = fields.Boolean(load_default=False)
     no_cancel_checks = fields.String(
         load_default="abcd",
-        validate=validate.Regexp(r"^(?!.*(.).*\1)[abcd]*$",
-                                 error="a subset of the letters 'abcd', each at most once"))
+        validate=validate.Regexp(
+            r"^(?!.*(.).*\1)[abcd]*$", error="a subset of the letters 'abcd', each at most once"
+        ),
+    )
     limit_discard_may_choose_new = fields.Boolean(load_default=True)
     first_player = fields.String(load_default="random", validate=validate.OneOf(["random", "seat_0"]))
     turn_limit = fields.Integer(
-        load_default=None, allow_none=True, strict=True, validate=validate.Range(1, MAX_TURN_LIMIT),
-        metadata={"description": "SAR-B12.4: if set, the match also ends after this many full rounds "
-                                 "(highest VP wins, ties share). null (the default) = no limit: the "
-                                 "match ends only by victory."})
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        validate=validate.Range(1, MAX_TURN_LIMIT),
+        metadata={
+            "description": "SAR-B12.4: if set, the match also ends after this many full rounds "
+            "(highest VP wins, ties share). null (the default) = no limit: the "
+            "match ends only by victory."
+        },
+    )
 
 
 #: Required parameters of each move type (spec section 10).
 MOVE_FIELDS = {
-    "invoke": ("card",), "skip_invoke": (), "use_service": ("creature",),
+    "invoke": ("card",),
+    "skip_invoke": (),
+    "use_service": ("creature",),
     "use_gug": ("minion", "own", "opponent", "theirs"),
     "use_tindaloo": ("minion", "own", "opponent", "theirs"),
-    "use_dhole": ("minion", "pile"), "dhole_take": ("card",), "end_services": (),
-    "push": ("line", "index", "direction"), "swap": ("cells",), "flip": ("cell",),
-    "summon": ("card", "supporters"), "skip_summon": (), "discard_creature": ("card",),
-    "discard": ("card",), "end_turn": (),
+    "use_dhole": ("minion", "pile"),
+    "dhole_take": ("card",),
+    "end_services": (),
+    "push": ("line", "index", "direction"),
+    "swap": ("cells",),
+    "flip": ("cell",),
+    "summon": ("card", "supporters"),
+    "skip_summon": (),
+    "discard_creature": ("card",),
+    "discard": ("card",),
+    "end_turn": (),
 }
 
 
@@ -141,8 +160,7 @@ class MoveSchema(Schema):
     direction = fields.String(validate=validate.OneOf(["left", "right", "up", "down"]))
     cells = fields.List(fields.Integer(validate=validate.Range(0, 24)), validate=validate.Length(2, 2))
     cell = fields.Integer(validate=validate.Range(0, 24))
-    supporters = fields.List(fields.Integer(validate=validate.Range(1, 75)),
-                             validate=validate.Length(0, 3))
+    supporters = fields.List(fields.Integer(validate=validate.Range(1, 75)), validate=validate.Length(0, 3))
 
     @validates_schema
     def _fields_of_type(self, data, **kwargs):
@@ -223,59 +241,99 @@ class ViewSchema(Schema):
     dhole = Shared(DholeSchema, required=True, allow_none=True)
     vp = IntList(0, 100, required=True)
     winners = IntList(0, 3, required=True, allow_none=True)
-    end = fields.String(required=True, allow_none=True,
-                        validate=validate.OneOf(["victory", "turn_limit", "safeguard"]))
+    end = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(["victory", "turn_limit", "safeguard"])
+    )
 
 
 def _event(name: str, **declared) -> type:
-    return Schema.from_dict({"type": fields.String(required=True), "seat": _seat(allow_none=True),
-                             "reveal": fields.Boolean(), **declared}, name=name)
+    return Schema.from_dict(
+        {
+            "type": fields.String(required=True),
+            "seat": _seat(allow_none=True),
+            "reveal": fields.Boolean(),
+            **declared,
+        },
+        name=name,
+    )
 
 
 #: The fields of each event type (spec section 8 for the random ones). Fields
 #: that redaction removes are optional.
 EVENT_SCHEMAS = {
-    "match_started": _event("MatchStarted", num_seats=fields.Integer(required=True),
-                            options=Shared(OptionsSchema, required=True)),
-    "sky_laid": _event("SkyLaid", sky=IntList(0, 24, length=(25, 25), required=True),
-                       faces=IntList(0, 1, length=(25, 25), required=True)),
+    "match_started": _event(
+        "MatchStarted", num_seats=fields.Integer(required=True), options=Shared(OptionsSchema, required=True)
+    ),
+    "sky_laid": _event(
+        "SkyLaid",
+        sky=IntList(0, 24, length=(25, 25), required=True),
+        faces=IntList(0, 1, length=(25, 25), required=True),
+    ),
     "deck_shuffled": _event("DeckShuffled", order=_cards(), count=fields.Integer()),
-    "dealt": _event("Dealt", hands=CardLists(holes=True, required=True),
-                    counts=IntList(0, 5, required=True)),
+    "dealt": _event("Dealt", hands=CardLists(holes=True, required=True), counts=IntList(0, 5, required=True)),
     "first_player": _event("FirstPlayer", first=_seat(required=True)),
     "invoked": _event("Invoked", card=_card(required=True), pool=Shared(PoolSchema, required=True)),
     "invoke_skipped": _event("InvokeSkipped"),
-    "service_used": _event("ServiceUsed", creature=_card(required=True),
-                           to=fields.String(required=True),
-                           **{"from": fields.String(required=True, validate=validate.OneOf("PSF"))}),
-    "servitors_exchanged": _event("ServitorsExchanged", minion=_card(required=True),
-                                  power=fields.String(required=True), own=_card(required=True),
-                                  opponent=_seat(required=True), theirs=_card(required=True)),
-    "dhole_used": _event("DholeUsed", minion=_card(required=True),
-                         pile=fields.String(required=True, validate=validate.OneOf(["draw", "discard"])),
-                         look=_cards()),
-    "dhole_took": _event("DholeTook", pile=fields.String(required=True), card=_card(),
-                         order=_cards()),
+    "service_used": _event(
+        "ServiceUsed",
+        creature=_card(required=True),
+        to=fields.String(required=True),
+        **{"from": fields.String(required=True, validate=validate.OneOf("PSF"))},
+    ),
+    "servitors_exchanged": _event(
+        "ServitorsExchanged",
+        minion=_card(required=True),
+        power=fields.String(required=True),
+        own=_card(required=True),
+        opponent=_seat(required=True),
+        theirs=_card(required=True),
+    ),
+    "dhole_used": _event(
+        "DholeUsed",
+        minion=_card(required=True),
+        pile=fields.String(required=True, validate=validate.OneOf(["draw", "discard"])),
+        look=_cards(),
+    ),
+    "dhole_took": _event("DholeTook", pile=fields.String(required=True), card=_card(), order=_cards()),
     "services_ended": _event("ServicesEnded"),
-    "pushed": _event("Pushed", line=fields.String(required=True, validate=validate.OneOf(["row", "col"])),
-                     index=fields.Integer(required=True, validate=validate.Range(0, 4)),
-                     direction=fields.String(required=True)),
-    "swapped": _event("Swapped", cells=IntList(0, 24, length=(2, 2), required=True),
-                      tiles=IntList(0, 24, length=(2, 2), required=True)),
-    "flipped": _event("Flipped", cell=fields.Integer(required=True), tile=fields.Integer(required=True),
-                      face=fields.Integer(required=True, validate=validate.Range(0, 1))),
-    "symbol_forfeited": _event("SymbolForfeited",
-                               symbol=fields.String(required=True, validate=validate.OneOf("PSF"))),
-    "summoned": _event("Summoned", card=_card(required=True), supporters=_cards(required=True),
-                       discarded=_cards(required=True)),
+    "pushed": _event(
+        "Pushed",
+        line=fields.String(required=True, validate=validate.OneOf(["row", "col"])),
+        index=fields.Integer(required=True, validate=validate.Range(0, 4)),
+        direction=fields.String(required=True),
+    ),
+    "swapped": _event(
+        "Swapped",
+        cells=IntList(0, 24, length=(2, 2), required=True),
+        tiles=IntList(0, 24, length=(2, 2), required=True),
+    ),
+    "flipped": _event(
+        "Flipped",
+        cell=fields.Integer(required=True),
+        tile=fields.Integer(required=True),
+        face=fields.Integer(required=True, validate=validate.Range(0, 1)),
+    ),
+    "symbol_forfeited": _event(
+        "SymbolForfeited", symbol=fields.String(required=True, validate=validate.OneOf("PSF"))
+    ),
+    "summoned": _event(
+        "Summoned",
+        card=_card(required=True),
+        supporters=_cards(required=True),
+        discarded=_cards(required=True),
+    ),
     "summon_skipped": _event("SummonSkipped"),
     "creature_discarded": _event("CreatureDiscarded", card=_card(required=True)),
     "card_discarded": _event("CardDiscarded", card=_card(required=True)),
     "reshuffled": _event("Reshuffled", count=fields.Integer(required=True), order=_cards()),
     "drew": _event("Drew", cards=_cards(), count=fields.Integer(required=True)),
     "turn_ended": _event("TurnEnded", next=_seat(required=True)),
-    "game_over": _event("GameOver", winners=IntList(0, 3, required=True),
-                        reason=fields.String(required=True), scores=IntList(0, 100, required=True)),
+    "game_over": _event(
+        "GameOver",
+        winners=IntList(0, 3, required=True),
+        reason=fields.String(required=True),
+        scores=IntList(0, 100, required=True),
+    ),
 }
 assert set(EVENT_SCHEMAS) == set(EVENT_TYPES)
 #: The same, each with its ``type`` pinned (the OpenAPI document's discriminated union).

@@ -4,9 +4,10 @@ Which move a minion offers is driven by its power letter in the data:
 ``EXCHANGES`` maps the exchange powers to the servitor type they trade
 (A = Gug: Lesser, B = Tindaloo: Greater) and ``DRAW_POWER`` is the Dhole's.
 """
+
 from __future__ import annotations
 
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
 
 from .content import CARDS, GREATER, LESSER
 
@@ -26,8 +27,11 @@ def _int(move: dict, key: str) -> int:
 def service_moves(state: dict, seat: int) -> list[dict]:
     """``use_service`` for each untapped creature whose ``X`` is in the pool (SAR-B5.1)."""
     pool, tapped = state["pool"], state["tapped"]
-    return [{"type": "use_service", "creature": c} for c in state["tables"][seat]
-            if CARDS[c].conversion and pool[CARDS[c].conversion[0]] and c not in tapped]
+    return [
+        {"type": "use_service", "creature": c}
+        for c in state["tables"][seat]
+        if CARDS[c].conversion and pool[CARDS[c].conversion[0]] and c not in tapped
+    ]
 
 
 def resolve_service(state: dict, seat: int, move: dict) -> dict:
@@ -54,10 +58,15 @@ def exchange_moves(state: dict, seat: int) -> list[dict]:
         if not minions:
             continue
         own = [c for c in table if CARDS[c].type == servitor and c not in state["tapped"]]
-        theirs = [(o, c) for o, t in enumerate(state["tables"]) if o != seat
-                  for c in t if CARDS[c].type == servitor]
-        moves += [{"type": kind, "minion": m, "own": a, "opponent": o, "theirs": b}
-                  for m in minions for a in own for o, b in theirs]
+        theirs = [
+            (o, c) for o, t in enumerate(state["tables"]) if o != seat for c in t if CARDS[c].type == servitor
+        ]
+        moves += [
+            {"type": kind, "minion": m, "own": a, "opponent": o, "theirs": b}
+            for m in minions
+            for a in own
+            for o, b in theirs
+        ]
     return moves
 
 
@@ -74,10 +83,18 @@ def resolve_exchange(state: dict, seat: int, move: dict) -> dict:
     if not 0 <= opponent < state["n"] or opponent == seat:
         raise IllegalMove("bad-exchange", "'opponent' must be another seat.")
     if theirs not in state["tables"][opponent] or CARDS[theirs].type != servitor:
-        raise IllegalMove("bad-exchange",
-                          f"'theirs' must be a {servitor.replace('_', ' ')} that player controls.")
-    return {"type": "servitors_exchanged", "seat": seat, "minion": minion, "power": letter,
-            "own": own, "opponent": opponent, "theirs": theirs}
+        raise IllegalMove(
+            "bad-exchange", f"'theirs' must be a {servitor.replace('_', ' ')} that player controls."
+        )
+    return {
+        "type": "servitors_exchanged",
+        "seat": seat,
+        "minion": minion,
+        "power": letter,
+        "own": own,
+        "opponent": opponent,
+        "theirs": theirs,
+    }
 
 
 def dhole_moves(state: dict, seat: int) -> list[dict]:

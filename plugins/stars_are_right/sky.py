@@ -9,18 +9,22 @@ No-cancel bookkeeping (SAR-B6.5) lives in ``state["nc"]`` during phase 3:
 ``seen`` sky keys. A sky key is an exact 25-character string (one character
 per cell encoding tile id and face), so check (d) has no hash collisions.
 """
+
 from __future__ import annotations
 
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
 
 SIZE = 5
 LINES = ("row", "col")
 DIRECTIONS = {"row": ("left", "right"), "col": ("up", "down")}
 OPPOSITE = {"left": "right", "right": "left", "up": "down", "down": "up"}
 #: The 40 edge-adjacent cell pairs ``(a, b)`` with ``a < b`` (SAR-B6.3).
-ADJACENT = tuple(sorted(
-    [(5 * r + c, 5 * r + c + 1) for r in range(5) for c in range(4)]
-    + [(5 * r + c, 5 * (r + 1) + c) for r in range(4) for c in range(5)]))
+ADJACENT = tuple(
+    sorted(
+        [(5 * r + c, 5 * r + c + 1) for r in range(5) for c in range(4)]
+        + [(5 * r + c, 5 * (r + 1) + c) for r in range(4) for c in range(5)]
+    )
+)
 ADJACENT_SET = frozenset(ADJACENT)
 #: Which symbol each action spends (SAR-B6.1).
 ACTION_SYMBOL = {"push": "P", "swap": "S", "flip": "F"}
@@ -74,8 +78,12 @@ def pair_key(t1: int, t2: int) -> int:
 
 def all_actions() -> list[dict]:
     """The 85 sky actions as moves: 20 pushes, 40 swaps, 25 flips."""
-    moves = [{"type": "push", "line": line, "index": i, "direction": d}
-             for line in LINES for i in range(5) for d in DIRECTIONS[line]]
+    moves = [
+        {"type": "push", "line": line, "index": i, "direction": d}
+        for line in LINES
+        for i in range(5)
+        for d in DIRECTIONS[line]
+    ]
     moves += [{"type": "swap", "cells": [a, b]} for a, b in ADJACENT]
     moves += [{"type": "flip", "cell": c} for c in range(25)]
     return moves
@@ -104,7 +112,12 @@ def resolve(state: dict, move: dict) -> tuple[dict, list, list]:
     sky, faces = state["sky"], state["faces"]
     if kind == "push":
         line, index, direction = move.get("line"), move.get("index"), move.get("direction")
-        if not isinstance(line, str) or line not in DIRECTIONS or type(index) is not int or not 0 <= index < 5:
+        if (
+            not isinstance(line, str)
+            or line not in DIRECTIONS
+            or type(index) is not int
+            or not 0 <= index < 5
+        ):
             raise IllegalMove("bad-line", "Push a 'row' or 'col' with index 0..4.")
         if direction not in DIRECTIONS[line]:
             raise IllegalMove("bad-direction", f"A {line} is pushed {' or '.join(DIRECTIONS[line])}.")

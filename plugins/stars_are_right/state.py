@@ -21,6 +21,7 @@ The state is a flat dict of JSON data::
 ``evolve`` never mutates its input: it copies the top-level dict and only the
 lists it changes (copy-on-write), which keeps AI search cheap.
 """
+
 from __future__ import annotations
 
 from .content import CARDS, CONTENT
@@ -76,12 +77,30 @@ def _sky_step(s, new_sky, new_faces, symbol, record):
 
 def _match_started(s, e):
     n = e["num_seats"]
-    return {"n": n, "opts": dict(e["options"]), "sky": [], "faces": [], "deck": [],
-            "discard": [], "hands": [[] for _ in range(n)], "tables": [[] for _ in range(n)],
-            "tapped": [], "active": None, "phase": "setup", "invoked": None,
-            "pool": dict(EMPTY_POOL), "nc": None, "summoned": None, "discards": 0,
-            "dhole": None, "turn": 0, "first": None, "winners": None, "end": None,
-            **({"round_cap": e["round_cap"]} if "round_cap" in e else {})}
+    return {
+        "n": n,
+        "opts": dict(e["options"]),
+        "sky": [],
+        "faces": [],
+        "deck": [],
+        "discard": [],
+        "hands": [[] for _ in range(n)],
+        "tables": [[] for _ in range(n)],
+        "tapped": [],
+        "active": None,
+        "phase": "setup",
+        "invoked": None,
+        "pool": dict(EMPTY_POOL),
+        "nc": None,
+        "summoned": None,
+        "discards": 0,
+        "dhole": None,
+        "turn": 0,
+        "first": None,
+        "winners": None,
+        "end": None,
+        **({"round_cap": e["round_cap"]} if "round_cap" in e else {}),
+    }
 
 
 def _sky_laid(s, e):
@@ -155,22 +174,19 @@ def _dhole_took(s, e):
 def _services_ended(s, e):
     if any(s["pool"].values()):
         s["phase"] = "sky"
-        s["nc"] = {"flipped": [], "pushed": [], "swapped": [],
-                   "seen": [sky_key(s["sky"], s["faces"])]}
+        s["nc"] = {"flipped": [], "pushed": [], "swapped": [], "seen": [sky_key(s["sky"], s["faces"])]}
     else:
         _end_sky_phase(s)
 
 
 def _pushed(s, e):
     new_sky = push(s["sky"], e["line"], e["index"], e["direction"])
-    _sky_step(s, new_sky, s["faces"], "P",
-              {"pushed": push_key(e["line"], e["index"], e["direction"])})
+    _sky_step(s, new_sky, s["faces"], "P", {"pushed": push_key(e["line"], e["index"], e["direction"])})
 
 
 def _swapped(s, e):
     a, b = e["cells"]
-    _sky_step(s, swap(s["sky"], a, b), s["faces"], "S",
-              {"swapped": pair_key(s["sky"][a], s["sky"][b])})
+    _sky_step(s, swap(s["sky"], a, b), s["faces"], "S", {"swapped": pair_key(s["sky"][a], s["sky"][b])})
 
 
 def _flipped(s, e):
@@ -227,8 +243,18 @@ def _drew(s, e):
 
 
 def _turn_ended(s, e):
-    s.update(tapped=[], active=e["next"], phase="invoke", invoked=None, pool=dict(EMPTY_POOL),
-             nc=None, summoned=None, discards=0, dhole=None, turn=s["turn"] + 1)
+    s.update(
+        tapped=[],
+        active=e["next"],
+        phase="invoke",
+        invoked=None,
+        pool=dict(EMPTY_POOL),
+        nc=None,
+        summoned=None,
+        discards=0,
+        dhole=None,
+        turn=s["turn"] + 1,
+    )
 
 
 def _game_over(s, e):
@@ -236,15 +262,30 @@ def _game_over(s, e):
 
 
 EVOLVERS = {
-    "match_started": _match_started, "sky_laid": _sky_laid, "deck_shuffled": _deck_shuffled,
-    "dealt": _dealt, "first_player": _first_player, "invoked": _invoked,
-    "invoke_skipped": _invoke_skipped, "service_used": _service_used,
-    "servitors_exchanged": _servitors_exchanged, "dhole_used": _dhole_used,
-    "dhole_took": _dhole_took, "services_ended": _services_ended, "pushed": _pushed,
-    "swapped": _swapped, "flipped": _flipped, "symbol_forfeited": _symbol_forfeited,
-    "summoned": _summoned, "summon_skipped": _summon_skipped,
-    "creature_discarded": _creature_discarded, "card_discarded": _card_discarded,
-    "reshuffled": _reshuffled, "drew": _drew, "turn_ended": _turn_ended, "game_over": _game_over,
+    "match_started": _match_started,
+    "sky_laid": _sky_laid,
+    "deck_shuffled": _deck_shuffled,
+    "dealt": _dealt,
+    "first_player": _first_player,
+    "invoked": _invoked,
+    "invoke_skipped": _invoke_skipped,
+    "service_used": _service_used,
+    "servitors_exchanged": _servitors_exchanged,
+    "dhole_used": _dhole_used,
+    "dhole_took": _dhole_took,
+    "services_ended": _services_ended,
+    "pushed": _pushed,
+    "swapped": _swapped,
+    "flipped": _flipped,
+    "symbol_forfeited": _symbol_forfeited,
+    "summoned": _summoned,
+    "summon_skipped": _summon_skipped,
+    "creature_discarded": _creature_discarded,
+    "card_discarded": _card_discarded,
+    "reshuffled": _reshuffled,
+    "drew": _drew,
+    "turn_ended": _turn_ended,
+    "game_over": _game_over,
 }
 EVENT_TYPES = tuple(EVOLVERS)
 

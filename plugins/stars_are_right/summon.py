@@ -1,9 +1,10 @@
 """Phase 4: summoning, with supporting servitors for Great Old Ones (SAR-B7, B9)."""
+
 from __future__ import annotations
 
 from itertools import combinations
 
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
 
 from .content import CARDS, GOO, LESSER, SERVITORS
 from .matcher import pack_sky, visible
@@ -21,16 +22,19 @@ def goo_barred(state: dict, seat: int, card_id: int) -> bool:
     """One GOO per family per player (SAR-B7.4)."""
     card = CARDS[card_id]
     return card.type == GOO and any(
-        CARDS[c].type == GOO and CARDS[c].family == card.family for c in state["tables"][seat])
+        CARDS[c].type == GOO and CARDS[c].family == card.family for c in state["tables"][seat]
+    )
 
 
 def candidate_supporters(state: dict, seat: int, card_id: int) -> list[int]:
     """Own servitors of the GOO's family whose Bonus Star is one of its cells (SAR-B9.1)."""
     card = CARDS[card_id]
     codes = card.codes
-    return sorted(c for c in state["tables"][seat]
-                  if CARDS[c].type in SERVITORS and CARDS[c].family == card.family
-                  and CARDS[c].bonus in codes)
+    return sorted(
+        c
+        for c in state["tables"][seat]
+        if CARDS[c].type in SERVITORS and CARDS[c].family == card.family and CARDS[c].bonus in codes
+    )
 
 
 def summon_options(state: dict, seat: int) -> list[dict]:
@@ -68,8 +72,7 @@ def resolve_summon(state: dict, seat: int, move: dict) -> dict:
     if card.type != GOO and supporters:
         raise IllegalMove("bad-supporter", "Only a Great Old One takes supporting servitors (B9.1).")
     if goo_barred(state, seat, card_id):
-        raise IllegalMove("goo-family-limit",
-                          "You already control a Great Old One of that family (B7.4).")
+        raise IllegalMove("goo-family-limit", "You already control a Great Old One of that family (B7.4).")
     table = state["tables"][seat]
     for c in supporters:
         if c not in table:
@@ -77,8 +80,9 @@ def resolve_summon(state: dict, seat: int, move: dict) -> dict:
         if CARDS[c].type not in SERVITORS or CARDS[c].family != card.family:
             raise IllegalMove("bad-supporter", "Supporters are servitors of the GOO's family (B9.1).")
         if CARDS[c].bonus not in card.codes:
-            raise IllegalMove("supporter-no-cell",
-                              "A supporter's Bonus Star must match a cell of the constellation (B9.1).")
+            raise IllegalMove(
+                "supporter-no-cell", "A supporter's Bonus Star must match a cell of the constellation (B9.1)."
+            )
     dark = frozenset(CARDS[c].bonus for c in supporters)
     if len(dark) != len(supporters):
         raise IllegalMove("supporter-same-cell", "Two supporters cannot cover the same cell (B9.1).")
@@ -87,5 +91,10 @@ def resolve_summon(state: dict, seat: int, move: dict) -> dict:
     if not visible(card_id, pack_sky(state["sky"], state["faces"]), state["opts"], dark):
         raise IllegalMove("pattern-not-matched", "That constellation is not visible in the sky (B8).")
     supporters = sorted(supporters)
-    return {"type": "summoned", "seat": seat, "card": card_id, "supporters": supporters,
-            "discarded": [c for c in supporters if CARDS[c].type == LESSER]}
+    return {
+        "type": "summoned",
+        "seat": seat,
+        "card": card_id,
+        "supporters": supporters,
+        "discarded": [c for c in supporters if CARDS[c].type == LESSER],
+    }

@@ -7,6 +7,7 @@ taking it) the draw pile's contents in card-id order (H3). Hidden from all:
 the draw-pile order (``deck_shuffled``, ``reshuffled`` and ``dhole_took``
 carry it only in the stored event).
 """
+
 from __future__ import annotations
 
 from .content import ALL_CARD_IDS, TILE_FACES
@@ -97,19 +98,30 @@ def sample_state(v: dict, seat: int, rng) -> dict:
         if s == seat:
             hands.append(list(v["hand"]))
         else:
-            hands.append(unseen[:v["hand_sizes"][s]])
-            unseen = unseen[v["hand_sizes"][s]:]
+            hands.append(unseen[: v["hand_sizes"][s]])
+            unseen = unseen[v["hand_sizes"][s] :]
     deck = rng.shuffled(look) if look is not None else unseen
     nc = v["no_cancel"]
     return {
-        "n": n, "opts": dict(v["options"]), "sky": list(v["sky"]), "faces": faces,
-        "deck": deck, "discard": list(v["discard"]), "hands": hands,
-        "tables": [list(t) for t in v["creatures"]], "tapped": list(v["tapped"]),
-        "active": v["active"], "phase": v["phase"], "invoked": v["invoked"],
-        "pool": dict(v["pool"]), "nc": None if nc is None else {k: list(x) for k, x in nc.items()},
-        "summoned": v["summoned"], "discards": v["discards_made"],
+        "n": n,
+        "opts": dict(v["options"]),
+        "sky": list(v["sky"]),
+        "faces": faces,
+        "deck": deck,
+        "discard": list(v["discard"]),
+        "hands": hands,
+        "tables": [list(t) for t in v["creatures"]],
+        "tapped": list(v["tapped"]),
+        "active": v["active"],
+        "phase": v["phase"],
+        "invoked": v["invoked"],
+        "pool": dict(v["pool"]),
+        "nc": None if nc is None else {k: list(x) for k, x in nc.items()},
+        "summoned": v["summoned"],
+        "discards": v["discards_made"],
         "dhole": None if v["dhole"] is None else v["dhole"]["pile"],
-        "turn": v["turn"], "first": v["first"],
-        "winners": None if v["winners"] is None else list(v["winners"]), "end": v["end"],
+        "turn": v["turn"],
+        "first": v["first"],
+        "winners": None if v["winners"] is None else list(v["winners"]),
+        "end": v["end"],
     }
-

@@ -1,6 +1,6 @@
 """Tiny Stellar Empires (2014), a gameroom plugin. See README.md in this folder."""
 
-from service.plugin_api import hookimpl
+from gameroom.plugin_api import hookimpl
 
 from .game import TinyStellarEmpires
 

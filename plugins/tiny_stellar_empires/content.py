@@ -141,9 +141,7 @@ class _Constants(Schema):
     )
     hand_size = fields.Integer(required=True, strict=True, validate=validate.Range(1, 10))
     exchange_max = fields.Integer(required=True, strict=True, validate=validate.Range(0, 5))
-    wormhole_route_value = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=0)
-    )
+    wormhole_route_value = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
     majority_vp = fields.Dict(required=True)
     symbol_weights = fields.Dict(required=True)
     tucked_card_vp = fields.Integer(required=True, strict=True)
@@ -210,8 +208,7 @@ def validate_data(data) -> None:
     for group, count in COUNTS.items():
         if len(data[group]) != count:
             raise CardSetError(
-                f"card set, field '{group}': needs exactly {count} cards (TSE-T1), "
-                f"found {len(data[group])}"
+                f"card set, field '{group}': needs exactly {count} cards (TSE-T1), found {len(data[group])}"
             )
     seen = set()
     plan = [
@@ -350,8 +347,11 @@ def _stem(name: str) -> str:
 
 def _shipped() -> dict:
     folder = resources.files(__package__).joinpath("data")
-    return {entry.name[: -len(".json")]: entry for entry in folder.iterdir()
-            if entry.name.endswith(".json") and _NAME.match(entry.name)}
+    return {
+        entry.name[: -len(".json")]: entry
+        for entry in folder.iterdir()
+        if entry.name.endswith(".json") and _NAME.match(entry.name)
+    }
 
 
 def _owner_dirs() -> list[Path]:
@@ -407,8 +407,10 @@ def read_text(name: str) -> str:
         text = _read_owner_file(folder / f"{stem}.json", name)
         if text is not None:
             return text
-    raise CardSetError(f"card_set: no card set named {name!r} is installed on this server "
-                       f"(installed: {', '.join(installed_card_sets())})")
+    raise CardSetError(
+        f"card_set: no card set named {name!r} is installed on this server "
+        f"(installed: {', '.join(installed_card_sets())})"
+    )
 
 
 def parse(text: str, origin: str = "card set") -> dict:

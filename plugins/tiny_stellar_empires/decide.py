@@ -7,7 +7,7 @@ Messages never mention hidden cards.
 
 from __future__ import annotations
 
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
 
 from .flow import (
     CARD_TARGET,
@@ -19,7 +19,7 @@ from .flow import (
     finish_turn,
     resolve,
 )
-from .moves import active_seats, ability_targets
+from .moves import ability_targets, active_seats
 from .rules import (
     ability,
     ambassador_targets,
@@ -108,9 +108,7 @@ def _declare_stuck(flow, seat, move):
         raise IllegalMove("not-stuck", "You can still play an empire card (TSE-T26).")
     flow.emit({"type": "stuck", "seat": seat, "cards": list(state["hands"][seat]), "reveal": True})
     if state["opts"]["stuck_redraw"] == "immediate":
-        if draw(
-            flow, seat, state["set"]["rules"]["hand_size"], "stuck", look=True, then="end_stuck"
-        ):
+        if draw(flow, seat, state["set"]["rules"]["hand_size"], "stuck", look=True, then="end_stuck"):
             return
     finish_turn(flow)
 
@@ -121,9 +119,7 @@ def _look_bottom(flow, seat, move):
     if any(c not in pending["drawn"] for c in cards):
         raise IllegalMove("not-drawn", "Choose among the cards you just drew (TSE-T35).")
     if len(cards) != pending["count"]:
-        raise IllegalMove(
-            "look-wrong-count", f"Put exactly {pending['count']} card(s) on the bottom."
-        )
+        raise IllegalMove("look-wrong-count", f"Put exactly {pending['count']} card(s) on the bottom.")
     flow.emit({"type": "looked", "seat": seat, "cards": cards})
     after_look(flow, pending["then"])
 
@@ -137,15 +133,11 @@ def _play_empire(flow, seat, move):
     if cid not in state["set"]["empire"]:
         raise IllegalMove("not-an-empire-card", "Only empire cards go into the row (TSE-T16).")
     if not fits(state, state["rows"][seat], cid, orientation):
-        raise IllegalMove(
-            "route-mismatch", "The trade routes do not match the last card (TSE-T10)."
-        )
+        raise IllegalMove("route-mismatch", "The trade routes do not match the last card (TSE-T10).")
     cost = effective_cost(state, seat, cid)
     if len(state["hands"][seat]) - 1 < cost:
         raise IllegalMove("cannot-afford", f"This card costs {cost} cards (TSE-T17, T18).")
-    flow.emit(
-        {"type": "played", "seat": seat, "card": cid, "orientation": orientation, "cost": cost}
-    )
+    flow.emit({"type": "played", "seat": seat, "card": cid, "orientation": orientation, "cost": cost})
 
 
 def _skip_empire(flow, seat, move):
@@ -168,9 +160,7 @@ def _use_ability(flow, seat, move):
     source = _str(move, "source")
     if state["phase"] == "ability":
         if source != state["pending"]["source"]:
-            raise IllegalMove(
-                "ability-not-available", "Resolve the ability of the card just played."
-            )
+            raise IllegalMove("ability-not-available", "Resolve the ability of the card just played.")
         ret = state["pending"]["return"]
     elif source in deferred_sources(state, seat):
         ret = state["phase"]
@@ -202,12 +192,8 @@ def _threat_discard(flow, seat, move):
     cards = _cards(move)
     _in_hand(flow.state, seat, cards)
     if len(cards) != pending["count"]:
-        raise IllegalMove(
-            "threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40)."
-        )
-    flow.emit(
-        {"type": "discarded", "seat": seat, "cards": cards, "reason": "threat", "by": pending["by"]}
-    )
+        raise IllegalMove("threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40).")
+    flow.emit({"type": "discarded", "seat": seat, "cards": cards, "reason": "threat", "by": pending["by"]})
     draw(flow, seat, len(cards), "threat")
     flow.phase(pending["return"])
 
@@ -239,9 +225,7 @@ def _attack(flow, seat, move):
     if turns_left(state, player) <= 0:
         raise IllegalMove("player-finished", "That player has finished their turns (TSE-T28).")
     if player not in attack_opponents(state, seat):
-        raise IllegalMove(
-            "attack-limit", "No more attacks this turn (option max_attacks_per_turn)."
-        )
+        raise IllegalMove("attack-limit", "No more attacks this turn (option max_attacks_per_turn).")
     row = state["rows"][player]
     i = find(row, target)
     if i < 0:
@@ -291,9 +275,7 @@ def _ambassador(flow, seat, move):
         raise IllegalMove(code, "That card cannot take an ambassador (TSE-T22, T24).")
     cost = state["ambs"]
     if len(state["hands"][seat]) - 1 < cost:
-        raise IllegalMove(
-            "cannot-afford", f"This ambassador costs {cost} extra discards (TSE-T22)."
-        )
+        raise IllegalMove("cannot-afford", f"This ambassador costs {cost} extra discards (TSE-T22).")
     removed = row[i]["atk"]["id"] if row[i]["atk"] else None
     flow.emit(
         {

@@ -36,9 +36,7 @@ def describe(event, seat, names):
     if kind == "exchanged":
         return f"{who()} exchanges {_cards(event['cards'])}."
     if kind == "looked":
-        return (
-            f"{who()} puts {_cards(event['cards'], event.get('count'))} on the bottom of the deck."
-        )
+        return f"{who()} puts {_cards(event['cards'], event.get('count'))} on the bottom of the deck."
     if kind == "stuck":
         return f"{who()} cannot play and discards the hand: {_cards(event['cards'])}."
     if kind == "played":

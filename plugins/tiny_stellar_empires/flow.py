@@ -125,9 +125,7 @@ def resolve(flow, seat, source, kind, player, card, ret):
         draw(flow, player, 1, "take")
     elif kind == "discard" and hand:
         cards = rng.sample(hand, min(2, len(hand)))
-        flow.emit(
-            {"type": "discarded", "seat": player, "cards": cards, "reason": "discard", "by": seat}
-        )
+        flow.emit({"type": "discarded", "seat": player, "cards": cards, "reason": "discard", "by": seat})
         draw(flow, player, len(cards), "discard")
     elif kind == "threat" and hand:
         # TSE-T40: the target chooses; the decision passes to them (an undo barrier).
@@ -139,9 +137,7 @@ def resolve(flow, seat, source, kind, player, card, ret):
         return
     elif kind == "loss" and hand:
         cards = rng.sample(hand, min(3, len(hand)))
-        flow.emit(
-            {"type": "loss_handed", "seat": seat, "from": player, "cards": cards, "reveal": True}
-        )
+        flow.emit({"type": "loss_handed", "seat": seat, "from": player, "cards": cards, "reveal": True})
         flow.phase("loss", {"from": player, "cards": cards, "return": ret})
         return
     elif kind == "thrive":

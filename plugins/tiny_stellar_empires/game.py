@@ -1,4 +1,4 @@
-"""Tiny Stellar Empires as a gameroom :class:`~service.plugin_api.Game`.
+"""Tiny Stellar Empires as a gameroom :class:`~gameroom.plugin_api.Game`.
 
 The rules live in small modules: :mod:`.content` (card data), :mod:`.rules`
 (predicates), :mod:`.moves` (legal steps), :mod:`.decide` and :mod:`.flow`
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.plugin_api import Game, GameInfo, GameSchemas
+from gameroom.plugin_api import Game, GameInfo, GameSchemas
 
 from . import decide as _decide
 from . import moves as _moves
@@ -53,13 +53,15 @@ class TinyStellarEmpires(Game):
 
     #: TSE-H5: a private discard pile hides what Info takes; the kit's leak check plays it too.
     hidden_information_options = ({"discard_pile_public": False},)
+
     def renderer(self):
         """The web board: empire rows, hand, homeworld, discard pile and scores (``ui/``)."""
         return str(Path(__file__).with_name("ui"))
 
     def schemas(self):
-        return GameSchemas(options=Options, move=Move, view=View, event=Event,
-                           moves=MOVE_VARIANTS, events=EVENT_VARIANTS)
+        return GameSchemas(
+            options=Options, move=Move, view=View, event=Event, moves=MOVE_VARIANTS, events=EVENT_VARIANTS
+        )
 
     def use_content(self, content):
         """Card sets other plugins register (kind ``card_set``) become nameable by ``card_set``."""

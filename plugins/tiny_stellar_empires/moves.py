@@ -40,10 +40,7 @@ def _uses(state, seat, sources):
     for source in sources:
         row = state["rows"][seat]
         kind = ability(state, row[find(row, source)])
-        out += [
-            {"type": "use_ability", "source": source, **t}
-            for t in ability_targets(state, seat, kind)
-        ]
+        out += [{"type": "use_ability", "source": source, **t} for t in ability_targets(state, seat, kind)]
     return out
 
 
@@ -53,10 +50,7 @@ def legal_moves(state, seat):
         return []
     phase, pending, hand = state["phase"], state["pending"], state["hands"][seat]
     if phase == "threat":
-        return [
-            {"type": "threat_discard", "cards": list(c)}
-            for c in combinations(hand, pending["count"])
-        ]
+        return [{"type": "threat_discard", "cards": list(c)} for c in combinations(hand, pending["count"])]
     if phase == "look":
         return [
             {"type": "look_bottom", "cards": list(c)}

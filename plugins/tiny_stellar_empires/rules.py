@@ -103,20 +103,14 @@ def attack_opponents(state, seat):
     if state["opts"]["max_attacks_per_turn"] == "1" and state["attacked"]:
         return []
     return [
-        p
-        for p in range(state["n"])
-        if p != seat and p not in state["attacked"] and turns_left(state, p) > 0
+        p for p in range(state["n"]) if p != seat and p not in state["attacked"] and turns_left(state, p) > 0
     ]
 
 
 def ambassador_targets(state, seat):
     """Own row cards that may take an ambassador (TSE-T22, T24, option ambassador_targets)."""
     any_card = state["opts"]["ambassador_targets"] == "any_own_card"
-    return [
-        e["id"]
-        for e in state["rows"][seat]
-        if e["amb"] is None and (any_card or e["atk"] is not None)
-    ]
+    return [e["id"] for e in state["rows"][seat] if e["amb"] is None and (any_card or e["atk"] is not None)]
 
 
 def find(row, cid):
@@ -145,7 +139,5 @@ def deferred_sources(state, seat):
     return [
         e["id"]
         for e in state["rows"][seat]
-        if not e["used"]
-        and e["t"] < state["turns"][seat]
-        and timings.get(ability(state, e)) == ONE_SHOT
+        if not e["used"] and e["t"] < state["turns"][seat] and timings.get(ability(state, e)) == ONE_SHOT
     ]

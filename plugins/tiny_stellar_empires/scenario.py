@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from service.plugin_api import Rng
+from gameroom.plugin_api import Rng
 
 from .content import load_card_set
 from .evolve import evolve
@@ -54,15 +54,11 @@ def position(
     opts = Options().load(options or {})
     cs = cards or load_card_set(opts["card_set"])
     hands = [list(h) for h in (hands or [[] for _ in range(n)])]
-    rows = [
-        [entry(e) if isinstance(e, str) else e for e in r] for r in (rows or [[] for _ in range(n)])
-    ]
+    rows = [[entry(e) if isinstance(e, str) else e for e in r] for r in (rows or [[] for _ in range(n)])]
     homeworlds = list(homeworlds or sorted(cs["homeworld"])[:n])
     tucked = [list(t) for t in (tucked or [[] for _ in range(n)])]
     discard, out = list(discard or []), list(out or [])
-    placed = (
-        {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
-    )
+    placed = {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
     placed |= {
         c
         for r in rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates
 
-from service.plugin_api import tagged_variants
+from gameroom.plugin_api import tagged_variants
 
 from .content import DEFAULT_CARD_SET, CardSetError, load_card_set
 
@@ -73,11 +73,18 @@ def _attack_limit(value):
 class Options(Schema):
     """Spec section 11, with the defaults of the spec."""
 
-    card_set = fields.String(load_default=DEFAULT_CARD_SET, metadata={
-        "description": "the name of a card set installed on the server (never a path)"})
+    card_set = fields.String(
+        load_default=DEFAULT_CARD_SET,
+        metadata={"description": "the name of a card set installed on the server (never a path)"},
+    )
     empire_play_mandatory = fields.Boolean(load_default=False)
-    max_attacks_per_turn = fields.Raw(load_default="one_per_opponent", validate=_attack_limit, metadata={
-        "oneOf": [{"type": "string", "enum": ["one_per_opponent", "1"]}, {"type": "integer", "enum": [1]}]})
+    max_attacks_per_turn = fields.Raw(
+        load_default="one_per_opponent",
+        validate=_attack_limit,
+        metadata={
+            "oneOf": [{"type": "string", "enum": ["one_per_opponent", "1"]}, {"type": "integer", "enum": [1]}]
+        },
+    )
     ambassador_targets = fields.String(
         load_default="attacked_own_card",
         validate=validate.OneOf(["attacked_own_card", "any_own_card"]),
@@ -138,9 +145,13 @@ class Event(Schema):
     mode = fields.String()
     end = fields.Integer()
     cost = fields.Integer()
-    removed = fields.Raw(allow_none=True, metadata={
-        "description": "homeworlds_dealt: the undealt homeworlds; ambassador_placed: the red card cleared",
-        "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})
+    removed = fields.Raw(
+        allow_none=True,
+        metadata={
+            "description": "homeworlds_dealt: the undealt homeworlds; ambassador_placed: the red card cleared",
+            "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+        },
+    )
     removed_count = fields.Integer()
     by = fields.Integer()
     to = fields.Integer()
@@ -195,65 +206,80 @@ class View(Schema):
     stuck_owed = fields.List(fields.Boolean(), required=True)
     attacked = fields.List(fields.Integer(), required=True)
     ambassadors_this_turn = fields.Integer(required=True)
-    known = fields.List(fields.List(fields.Raw(metadata={"oneOf": [{"type": "string"}, {"type": "integer"}]}),
-                                    metadata={"description": "[card, holder seat]"}), required=True)
+    known = fields.List(
+        fields.List(
+            fields.Raw(metadata={"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+            metadata={"description": "[card, holder seat]"},
+        ),
+        required=True,
+    )
     deck_bottom_mine = fields.List(fields.String(), required=True)
     over = fields.Boolean(required=True)
     outcome = fields.Nested(Outcome, allow_none=True, required=True)
 
 
 #: One schema per move type, with the fields it requires (and may carry).
-MOVE_VARIANTS = tagged_variants(Move, {
-    "exchange": ("cards",),
-    "declare_stuck": (),
-    "look_bottom": ("cards",),
-    "play_empire": ("card", "orientation"),
-    "skip_empire": (),
-    "pay": ("card",),
-    "use_ability": ("source",),
-    "decline_ability": ("source",),
-    "threat_discard": ("cards",),
-    "loss_discard": ("card",),
-    "attack": ("card", "player", "target", "mode"),
-    "ambassador": ("card", "target", "end"),
-    "end_attacks": (),
-    "end_turn": (),
-}, optional={"use_ability": ("card", "player")})
+MOVE_VARIANTS = tagged_variants(
+    Move,
+    {
+        "exchange": ("cards",),
+        "declare_stuck": (),
+        "look_bottom": ("cards",),
+        "play_empire": ("card", "orientation"),
+        "skip_empire": (),
+        "pay": ("card",),
+        "use_ability": ("source",),
+        "decline_ability": ("source",),
+        "threat_discard": ("cards",),
+        "loss_discard": ("card",),
+        "attack": ("card", "player", "target", "mode"),
+        "ambassador": ("card", "target", "end"),
+        "end_attacks": (),
+        "end_turn": (),
+    },
+    optional={"use_ability": ("card", "player")},
+)
 
 #: One schema per event type, as each seat may receive it (redacted, or whole once the match is over).
-EVENT_VARIANTS = tagged_variants(Event, {
-    "started": ("num_seats", "options", "set", "start"),
-    "homeworlds_dealt": ("homeworlds", "removed"),
-    "deck_formed": ("deck", "source"),
-    "drew": ("cards", "reason", "seat"),
-    "turn_started": ("seat",),
-    "phase": ("phase", "seat"),
-    "exchanged": ("cards", "seat"),
-    "looked": ("cards", "seat"),
-    "stuck": ("cards", "seat"),
-    "played": ("card", "cost", "orientation", "seat"),
-    "paid": ("card", "seat"),
-    "ability_used": ("ability", "seat", "source"),
-    "ability_declined": ("seat", "source"),
-    "took": ("card", "from_", "seat"),
-    "discarded": ("cards", "reason", "seat"),
-    "thrived": ("card", "owner", "seat", "target"),
-    "info_taken": ("card", "public", "seat"),
-    "bullied": ("player", "seat"),
-    "loss_handed": ("cards", "from_", "seat"),
-    "loss_returned": ("cards", "seat", "to"),
-    "attacked": ("card", "cost", "mode", "player", "seat", "target"),
-    "ambassador_placed": ("card", "cost", "end", "removed", "seat", "target"),
-    "turn_ended": ("seat",),
-    "game_over": ("homeworlds",),
-}, optional={
-    "homeworlds_dealt": ("removed_count",),
-    "deck_formed": ("seat", "size"),
-    "drew": ("count",),
-    "looked": ("count",),
-    "phase": ("pending",),
-    "ability_used": ("card", "player"),
-    "discarded": ("by",),
-    "loss_handed": ("count",),
-    "loss_returned": ("count",),
-}, everywhere=("reveal",), suffix="Event")
+EVENT_VARIANTS = tagged_variants(
+    Event,
+    {
+        "started": ("num_seats", "options", "set", "start"),
+        "homeworlds_dealt": ("homeworlds", "removed"),
+        "deck_formed": ("deck", "source"),
+        "drew": ("cards", "reason", "seat"),
+        "turn_started": ("seat",),
+        "phase": ("phase", "seat"),
+        "exchanged": ("cards", "seat"),
+        "looked": ("cards", "seat"),
+        "stuck": ("cards", "seat"),
+        "played": ("card", "cost", "orientation", "seat"),
+        "paid": ("card", "seat"),
+        "ability_used": ("ability", "seat", "source"),
+        "ability_declined": ("seat", "source"),
+        "took": ("card", "from_", "seat"),
+        "discarded": ("cards", "reason", "seat"),
+        "thrived": ("card", "owner", "seat", "target"),
+        "info_taken": ("card", "public", "seat"),
+        "bullied": ("player", "seat"),
+        "loss_handed": ("cards", "from_", "seat"),
+        "loss_returned": ("cards", "seat", "to"),
+        "attacked": ("card", "cost", "mode", "player", "seat", "target"),
+        "ambassador_placed": ("card", "cost", "end", "removed", "seat", "target"),
+        "turn_ended": ("seat",),
+        "game_over": ("homeworlds",),
+    },
+    optional={
+        "homeworlds_dealt": ("removed_count",),
+        "deck_formed": ("seat", "size"),
+        "drew": ("count",),
+        "looked": ("count",),
+        "phase": ("pending",),
+        "ability_used": ("card", "player"),
+        "discarded": ("by",),
+        "loss_handed": ("count",),
+        "loss_returned": ("count",),
+    },
+    everywhere=("reveal",),
+    suffix="Event",
+)

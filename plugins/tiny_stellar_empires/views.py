@@ -11,7 +11,7 @@ Hidden from all (TSE-H4): deck order and removed homeworlds.
 from __future__ import annotations
 
 from .moves import active_seats
-from .rules import deferred_sources, find, ability
+from .rules import ability, deferred_sources, find
 from .scoring import result
 
 
@@ -99,8 +99,12 @@ def redact(event, seat):
         return {**event, "cards": None, "count": len(event["cards"])}
     if kind == "info_taken" and not event["public"] and seat != event["seat"]:
         return {**event, "card": None}
-    if (kind == "ability_used" and event["ability"] == "info" and not event.get("public", False)
-            and seat != event["seat"]):
+    if (
+        kind == "ability_used"
+        and event["ability"] == "info"
+        and not event.get("public", False)
+        and seat != event["seat"]
+    ):
         # TSE-H5: the card Info takes from a hidden pile is its user's alone, here as in
         # info_taken (events logged before the flag existed are treated as hidden).
         return {**event, "card": None}

@@ -8,9 +8,10 @@ consistently with that view (``Game.sample_state``).
 
 Levels: ``random`` (uniform; every game), ``greedy`` (the move whose result
 the game's ``evaluate`` likes best, one step ahead) and ``mcts`` (ISMCTS, see
-:mod:`service.ai.mcts`); both need ``sample_state``. Games and add-on plugins
+:mod:`gameroom.ai.mcts`); both need ``sample_state``. Games and add-on plugins
 bring more through ``Game.ai_policies`` and the ``gameroom_ai_policies`` hook.
 """
+
 from __future__ import annotations
 
 from ..plugin_api import Game, IllegalMove, Rng
@@ -82,12 +83,22 @@ def time_budget(game: Game, level: str, policy=None) -> float:
     return float(getattr(policy, "time_budget", EXTRA_LEVEL_BUDGET))
 
 
-def choose_move(game: Game, level: str, view: dict, seat: int, legal: list, rng: Rng, *,
-                num_seats: int, extra: dict | None = None, **budget) -> dict:
+def choose_move(
+    game: Game,
+    level: str,
+    view: dict,
+    seat: int,
+    legal: list,
+    rng: Rng,
+    *,
+    num_seats: int,
+    extra: dict | None = None,
+    **budget,
+) -> dict:
     """Ask policy ``level`` for one of ``legal``.
 
     ``extra`` are the levels of the game and of add-on plugins
-    (:meth:`service.registry.Registry.ai_policies`); ``budget``
+    (:meth:`gameroom.registry.Registry.ai_policies`); ``budget``
     (``iterations``, ``time_limit``, ...) goes to the policy, which ignores
     what it does not use. Raises ``KeyError`` for an unknown level.
     """

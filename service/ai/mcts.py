@@ -26,7 +26,7 @@ The move played is the most visited child of the root.
 Game-agnostic: only ``sample_state``, ``legal_moves``, ``active_seats``,
 ``decide``, ``evolve``, ``evaluate`` and ``outcome`` are called. A game may
 tune the search with these optional attributes (read with ``getattr``; not
-part of :class:`service.plugin_api.Game`):
+part of :class:`gameroom.plugin_api.Game`):
 
 ``mcts_iterations`` (int)
     default iteration cap (:data:`DEFAULT_ITERATIONS`).
@@ -58,6 +58,7 @@ Budget: ``iterations`` caps the work; ``time_limit`` (seconds, ``0`` = none)
 stops earlier. All randomness comes from the ``rng`` passed in, so with a
 time limit that does not bind the choice is deterministic.
 """
+
 from __future__ import annotations
 
 import json
@@ -125,21 +126,26 @@ def _overrides(game: Game, name: str) -> bool:
     return getattr(type(game), name, None) is not getattr(Game, name)
 
 
-def settings(game: Game, iterations=None, time_limit=None, rollout=None, exploration=None,
-             minimax=None, final=None) -> dict:
+def settings(
+    game: Game, iterations=None, time_limit=None, rollout=None, exploration=None, minimax=None, final=None
+) -> dict:
     """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
     simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
     heuristic = _overrides(game, "evaluate")
     return {
         "iterations": int(iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)),
-        "time_limit": float(getattr(game, "mcts_time_limit", DEFAULT_TIME_LIMIT) if time_limit is None
-                            else time_limit),
-        "rollout": int(getattr(game, "mcts_rollout", 0 if heuristic else FULL_ROLLOUT)
-                       if rollout is None else rollout),
-        "minimax": float(getattr(game, "mcts_minimax", MINIMAX if heuristic else 0.0)
-                         if minimax is None else minimax),
-        "exploration": float(getattr(game, "mcts_exploration", EXPLORATION) if exploration is None
-                             else exploration),
+        "time_limit": float(
+            getattr(game, "mcts_time_limit", DEFAULT_TIME_LIMIT) if time_limit is None else time_limit
+        ),
+        "rollout": int(
+            getattr(game, "mcts_rollout", 0 if heuristic else FULL_ROLLOUT) if rollout is None else rollout
+        ),
+        "minimax": float(
+            getattr(game, "mcts_minimax", MINIMAX if heuristic else 0.0) if minimax is None else minimax
+        ),
+        "exploration": float(
+            getattr(game, "mcts_exploration", EXPLORATION) if exploration is None else exploration
+        ),
         "opponents": getattr(game, "mcts_opponents", "policy" if simultaneous else "tree"),
         "final": final or getattr(game, "mcts_final", "visits"),
     }
@@ -301,8 +307,9 @@ class _Search:
             self.bounds.see(node.vec[mover])
 
 
-def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
-           **budget) -> tuple[dict, dict]:
+def search(
+    game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int, **budget
+) -> tuple[dict, dict]:
     """Run the search; returns the chosen move and statistics (iterations, seconds, root visits)."""
     config = settings(game, **budget)
     started = time.monotonic()
@@ -320,17 +327,43 @@ def search(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seat
         move = legal[rng.randrange(len(legal))]
     else:
         move = engine.best().move
-    stats = {"iterations": done, "seconds": time.monotonic() - started,
-             "visits": {k: c.visits for k, c in children.items()}}
+    stats = {
+        "iterations": done,
+        "seconds": time.monotonic() - started,
+        "visits": {k: c.visits for k, c in children.items()},
+    }
     return move, stats
 
 
-def mcts_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, *, num_seats: int,
-                iterations: int | None = None, time_limit: float | None = None,
-                rollout: int | None = None, exploration: float | None = None, minimax: float | None = None,
-                final: str | None = None, **_) -> dict:
+def mcts_policy(
+    game: Game,
+    view: dict,
+    seat: int,
+    legal: list,
+    rng: Rng,
+    *,
+    num_seats: int,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    rollout: int | None = None,
+    exploration: float | None = None,
+    minimax: float | None = None,
+    final: str | None = None,
+    **_,
+) -> dict:
     """Pick a move for ``seat`` by ISMCTS from its ``view`` (see the module docstring for the budget)."""
-    move, _stats = search(game, view, seat, legal, rng, num_seats=num_seats, iterations=iterations,
-                          time_limit=time_limit, rollout=rollout, exploration=exploration, minimax=minimax,
-                          final=final)
+    move, _stats = search(
+        game,
+        view,
+        seat,
+        legal,
+        rng,
+        num_seats=num_seats,
+        iterations=iterations,
+        time_limit=time_limit,
+        rollout=rollout,
+        exploration=exploration,
+        minimax=minimax,
+        final=final,
+    )
     return move

@@ -1,4 +1,5 @@
 """Tournament statistics: win rates with Wilson intervals, means with normal intervals, a table, a chart."""
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summarize(results: list[dict], labels: list[str]) -> list[dict]:
-    """One row per entrant of the finished matches of ``results`` (see :mod:`service.ai.tournament`)."""
+    """One row per entrant of the finished matches of ``results`` (see :mod:`gameroom.ai.tournament`)."""
     rows = []
     finished = [r for r in results if r.get("scores") is not None]
     for e, label in enumerate(labels):
@@ -55,26 +56,39 @@ def summarize(results: list[dict], labels: list[str]) -> list[dict]:
             times.extend(r["decisions"][e])
         n = len(finished)
         lo, hi = wilson(wins, n)
-        rows.append({
-            "entrant": label, "matches": n, "wins": wins, "win_rate": wins / n if n else math.nan,
-            "win_low": lo, "win_high": hi,
-            "score": mean_ci(scores), "margin": mean_ci(margins),
-            "decisions": len(times), "think_mean": sum(times) / len(times) if times else math.nan,
-            "think_p95": percentile(times, 0.95), "think_max": max(times) if times else math.nan,
-        })
+        rows.append(
+            {
+                "entrant": label,
+                "matches": n,
+                "wins": wins,
+                "win_rate": wins / n if n else math.nan,
+                "win_low": lo,
+                "win_high": hi,
+                "score": mean_ci(scores),
+                "margin": mean_ci(margins),
+                "decisions": len(times),
+                "think_mean": sum(times) / len(times) if times else math.nan,
+                "think_p95": percentile(times, 0.95),
+                "think_max": max(times) if times else math.nan,
+            }
+        )
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'entrant':<14}{'matches':>8}{'wins':>8}{'win rate [95% CI]':>24}{'mean score ± 95%':>20}"
-            f"{'mean margin ± 95%':>20}{'think mean/p95/max (s)':>25}")
+    head = (
+        f"{'entrant':<14}{'matches':>8}{'wins':>8}{'win rate [95% CI]':>24}{'mean score ± 95%':>20}"
+        f"{'mean margin ± 95%':>20}{'think mean/p95/max (s)':>25}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
         win = f"{r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
         score = f"{r['score'][0]:.2f} ± {r['score'][1]:.2f}"
         margin = f"{r['margin'][0]:+.2f} ± {r['margin'][1]:.2f}"
         think = f"{r['think_mean']:.3f}/{r['think_p95']:.3f}/{r['think_max']:.3f}"
-        lines.append(f"{r['entrant']:<14}{r['matches']:>8}{r['wins']:>8g}{win:>24}{score:>20}{margin:>20}{think:>25}")
+        lines.append(
+            f"{r['entrant']:<14}{r['matches']:>8}{r['wins']:>8g}{win:>24}{score:>20}{margin:>20}{think:>25}"
+        )
     return "\n".join(lines)
 
 
@@ -88,13 +102,17 @@ def chart(rows: list[dict], path: str, title: str) -> None:
     labels = [r["entrant"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
     rates = [r["win_rate"] for r in rows]
-    errors = [[max(0.0, r["win_rate"] - r["win_low"]) for r in rows],
-              [max(0.0, r["win_high"] - r["win_rate"]) for r in rows]]
+    errors = [
+        [max(0.0, r["win_rate"] - r["win_low"]) for r in rows],
+        [max(0.0, r["win_high"] - r["win_rate"]) for r in rows],
+    ]
     left.bar(labels, rates, yerr=errors, capsize=6, color="#4C72B0")
     left.axhline(1 / len(rows), color="grey", lw=0.8, ls="--")
     left.set_ylim(0, 1)
     left.set_title("win rate (ties ½), 95% Wilson CI")
-    right.bar(labels, [r["score"][0] for r in rows], yerr=[r["score"][1] for r in rows], capsize=6, color="#55A868")
+    right.bar(
+        labels, [r["score"][0] for r in rows], yerr=[r["score"][1] for r in rows], capsize=6, color="#55A868"
+    )
     right.set_title("mean final score, 95% CI")
     fig.suptitle(title)
     fig.tight_layout()

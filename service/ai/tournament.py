@@ -1,6 +1,6 @@
 """Local tournaments between AI levels: no HTTP, no Redis, just the pure core.
 
-Each match is set up, decided and folded with :mod:`service.core.decider`
+Each match is set up, decided and folded with :mod:`gameroom.core.decider`
 exactly as the server does it, and every seat's policy sees only
 ``game.view(state, seat)`` and its legal moves (the same call as the AI job).
 
@@ -11,6 +11,7 @@ every seat. Decision randomness comes from the tournament seed, the match
 and the version: a tournament with an iteration budget (no time limit) is
 reproducible.
 """
+
 from __future__ import annotations
 
 import time
@@ -56,12 +57,14 @@ SEARCH_SETTINGS = {"exploration": float, "minimax": float, "rollout": int, "fina
 
 
 def parse_search(items) -> dict:
-    """``["minimax=1", "rollout=4"]`` -> settings of the mcts search (see :func:`service.ai.mcts.settings`)."""
+    """``["minimax=1", "rollout=4"]`` -> settings of the mcts search (see :func:`gameroom.ai.mcts.settings`)."""
     settings = {}
     for item in items or ():
         key, _, value = item.partition("=")
         if key not in SEARCH_SETTINGS or not value:
-            raise ValueError(f"bad search setting {item!r}: use KEY=VALUE with KEY one of {sorted(SEARCH_SETTINGS)}")
+            raise ValueError(
+                f"bad search setting {item!r}: use KEY=VALUE with KEY one of {sorted(SEARCH_SETTINGS)}"
+            )
         settings[key] = SEARCH_SETTINGS[key](value)
     return settings
 
@@ -73,7 +76,9 @@ def labels_for(levels: list[str]) -> list[str]:
 
 def schedule(num_entrants: int, matches: int, seed: str) -> list[MatchSpec]:
     n = num_entrants
-    return [MatchSpec(i, tuple((s + i) % n for s in range(n)), f"{seed}:deal:{i // n}") for i in range(matches)]
+    return [
+        MatchSpec(i, tuple((s + i) % n for s in range(n)), f"{seed}:deal:{i // n}") for i in range(matches)
+    ]
 
 
 def _game(slug: str):
@@ -85,8 +90,15 @@ def _game(slug: str):
     return _GAMES[slug]
 
 
-def play_match(game, extra: dict, levels: list[str], spec: MatchSpec, options: dict, budget: dict,
-               tournament_seed: str = "") -> dict:
+def play_match(
+    game,
+    extra: dict,
+    levels: list[str],
+    spec: MatchSpec,
+    options: dict,
+    budget: dict,
+    tournament_seed: str = "",
+) -> dict:
     """Play one match to its end; returns the entrants by seat, scores, winners and decision times."""
     n = len(spec.entrants)
     folded = decider.fold(game, [decider.setup_entry(game, n, options, spec.seed) | {"version": 1}])
@@ -97,22 +109,44 @@ def play_match(game, extra: dict, levels: list[str], spec: MatchSpec, options: d
     while game.outcome(folded.state) is None:
         active = game.active_seats(folded.state)
         if not active or folded.version > limit:
-            return {"index": spec.index, "entrants": list(spec.entrants), "scores": None, "winners": None,
-                    "steps": folded.version - 1, "decisions": decisions, "error": "did not finish"}
+            return {
+                "index": spec.index,
+                "entrants": list(spec.entrants),
+                "scores": None,
+                "winners": None,
+                "steps": folded.version - 1,
+                "decisions": decisions,
+                "error": "did not finish",
+            }
         seat = active[turn % len(active)]  # rotate through simultaneous seats
         turn += 1
         entrant = spec.entrants[seat]
         rng = Rng(f"{tournament_seed}:{spec.index}:{folded.version}:{seat}")
         started = time.perf_counter()
-        move = choose_move(game, levels[entrant], game.view(folded.state, seat), seat,
-                           game.legal_moves(folded.state, seat), rng, num_seats=n, extra=extra, **budget)
+        move = choose_move(
+            game,
+            levels[entrant],
+            game.view(folded.state, seat),
+            seat,
+            game.legal_moves(folded.state, seat),
+            rng,
+            num_seats=n,
+            extra=extra,
+            **budget,
+        )
         decisions[entrant].append(time.perf_counter() - started)
         entry = decider.decide(game, folded, seat, move, spec.seed)
         entry["version"] = folded.version + 1
         folded = decider.apply_entry(game, folded, entry)
     result = game.outcome(folded.state)
-    return {"index": spec.index, "entrants": list(spec.entrants), "scores": list(result["scores"]),
-            "winners": list(result["winners"]), "steps": folded.version - 1, "decisions": decisions}
+    return {
+        "index": spec.index,
+        "entrants": list(spec.entrants),
+        "scores": list(result["scores"]),
+        "winners": list(result["winners"]),
+        "steps": folded.version - 1,
+        "decisions": decisions,
+    }
 
 
 def _play(slug, levels, spec, options, budget, seed) -> dict:
@@ -120,12 +154,28 @@ def _play(slug, levels, spec, options, budget, seed) -> dict:
         game, extra = _game(slug)
         return play_match(game, extra, levels, spec, options, budget, seed)
     except Exception:
-        return {"index": spec.index, "entrants": list(spec.entrants), "scores": None, "winners": None,
-                "steps": 0, "decisions": {e: [] for e in range(len(levels))}, "error": traceback.format_exc()}
+        return {
+            "index": spec.index,
+            "entrants": list(spec.entrants),
+            "scores": None,
+            "winners": None,
+            "steps": 0,
+            "decisions": {e: [] for e in range(len(levels))},
+            "error": traceback.format_exc(),
+        }
 
 
-def run(slug: str, levels: list[str], matches: int, *, budget: dict | None = None, jobs: int = 1,
-        seed: str = "tournament", options: dict | None = None, progress=None) -> list[dict]:
+def run(
+    slug: str,
+    levels: list[str],
+    matches: int,
+    *,
+    budget: dict | None = None,
+    jobs: int = 1,
+    seed: str = "tournament",
+    options: dict | None = None,
+    progress=None,
+) -> list[dict]:
     """Play ``matches`` matches of game ``slug`` between ``levels`` (one per seat); results by match index.
 
     ``jobs`` > 1 plays them in that many processes. ``progress`` is called

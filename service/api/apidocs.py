@@ -7,6 +7,7 @@ document: the whole API, or the API typed for one installed game.
 Only the few asset files the page needs are served, by fixed name: no part
 of a request path reaches the filesystem.
 """
+
 from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template_string, send_file, url_for
@@ -66,8 +67,12 @@ def page():
     """The Swagger UI page over the document for all games and one per installed game."""
     urls = [{"name": "gameroom: all games", "url": url_for("api-docs.openapi_json")}]
     for installed in current_app.extensions["gameroom"].registry:
-        urls.append({"name": f"{installed.game.info.title} (typed)",
-                     "url": url_for("games.GameDocument", slug=installed.slug)})
+        urls.append(
+            {
+                "name": f"{installed.game.info.title} (typed)",
+                "url": url_for("games.GameDocument", slug=installed.slug),
+            }
+        )
     html = render_template_string(PAGE, urls=urls, asset=lambda name: url_for("apidocs.asset", name=name))
     return current_app.response_class(html, mimetype="text/html")
 

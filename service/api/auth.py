@@ -2,6 +2,7 @@
 
 Tokens are compared only as SHA-256 hashes and are never logged.
 """
+
 from __future__ import annotations
 
 from flask import request

@@ -16,6 +16,7 @@ any other body, goes through webargs as before, so problems look the same.
 The OpenAPI document is unchanged: the test that compares it with
 ``openapi.yaml`` would fail otherwise.
 """
+
 from __future__ import annotations
 
 import http
@@ -38,13 +39,21 @@ class Parser(FlaskParser):
             return missing
         return bodies.loads(req.get_data(cache=True))
 
-    def parse(self, argmap, req=None, *, location=None, unknown=_UNKNOWN_DEFAULT_PARAM, validate=None, **kwargs):
+    def parse(
+        self, argmap, req=None, *, location=None, unknown=_UNKNOWN_DEFAULT_PARAM, validate=None, **kwargs
+    ):
         data = _plain_data(location) if validate is None and isinstance(argmap, Schema) else None
         if data is not None:
             # webargs' precedence for `unknown`: explicit, this parser's, the location's default.
-            chosen = unknown if unknown != _UNKNOWN_DEFAULT_PARAM else (
-                self.unknown if self.unknown != _UNKNOWN_DEFAULT_PARAM
-                else self.DEFAULT_UNKNOWN_BY_LOCATION.get(location))
+            chosen = (
+                unknown
+                if unknown != _UNKNOWN_DEFAULT_PARAM
+                else (
+                    self.unknown
+                    if self.unknown != _UNKNOWN_DEFAULT_PARAM
+                    else self.DEFAULT_UNKNOWN_BY_LOCATION.get(location)
+                )
+            )
             try:
                 return argmap.load(data, **({"unknown": chosen} if chosen else {}))
             except ValidationError:
@@ -71,12 +80,30 @@ def _documented(func, section: str):
 class Blueprint(_Blueprint):
     ARGUMENTS_PARSER = Parser()
 
-    def arguments(self, schema, *, location="json", content_type=None, required=True, description=None,
-                  example=None, examples=None, **kwargs):
+    def arguments(
+        self,
+        schema,
+        *,
+        location="json",
+        content_type=None,
+        required=True,
+        description=None,
+        example=None,
+        examples=None,
+        **kwargs,
+    ):
         """Parse and document arguments (as flask-smorest does), adding no call layer of its own."""
-        parameters = remove_none({"in": location, "required": required, "schema": schema,
-                                  "content_type": content_type, "example": example, "examples": examples,
-                                  "description": description})
+        parameters = remove_none(
+            {
+                "in": location,
+                "required": required,
+                "schema": schema,
+                "content_type": content_type,
+                "example": example,
+                "examples": examples,
+                "description": description,
+            }
+        )
         status = kwargs.get("error_status_code", self.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS)
 
         def decorator(func):
@@ -92,7 +119,9 @@ class Blueprint(_Blueprint):
 
     def documented_arguments(self, schema, *, location: str, description=None):
         """Document arguments that the view reads itself (no parsing per request), like :meth:`arguments`."""
-        parameters = remove_none({"in": location, "required": False, "schema": schema, "description": description})
+        parameters = remove_none(
+            {"in": location, "required": False, "schema": schema, "description": description}
+        )
 
         def decorator(func):
             _documented(func, "arguments").setdefault("parameters", []).append(parameters)
@@ -100,21 +129,34 @@ class Blueprint(_Blueprint):
 
         return decorator
 
-    def alt_response(self, status_code, response=None, *, schema=None, content_type=None, description=None,
-                     example=None, examples=None, headers=None, success=False):
+    def alt_response(
+        self,
+        status_code,
+        response=None,
+        *,
+        schema=None,
+        content_type=None,
+        description=None,
+        example=None,
+        examples=None,
+        headers=None,
+        success=False,
+    ):
         """Document an alternative response (as flask-smorest does), adding no call layer."""
         if response is not None:
             resp_doc = response
         else:
             if description is None:
                 description = http.HTTPStatus(int(status_code)).phrase
-            resp_doc = remove_none({
-                "schema": self._make_doc_response_schema(resolve_schema_instance(schema)),
-                "description": description,
-                "example": example,
-                "examples": examples,
-                "headers": headers,
-            })
+            resp_doc = remove_none(
+                {
+                    "schema": self._make_doc_response_schema(resolve_schema_instance(schema)),
+                    "description": description,
+                    "example": example,
+                    "examples": examples,
+                    "headers": headers,
+                }
+            )
             resp_doc["content_type"] = content_type
 
         def decorator(func):
@@ -128,8 +170,13 @@ class Blueprint(_Blueprint):
 
     def header(self, name: str, description: str, *, schema: dict | None = None):
         """Document a request header that the view reads itself (nothing is parsed here)."""
-        parameter = {"in": "header", "name": name, "description": description, "required": False,
-                     "schema": schema or {"type": "string"}}
+        parameter = {
+            "in": "header",
+            "name": name,
+            "description": description,
+            "required": False,
+            "schema": schema or {"type": "string"},
+        }
 
         def decorator(func):
             _documented(func, "arguments").setdefault("parameters", []).append(parameter)

@@ -10,8 +10,9 @@ any schema or use case sees it, with a problem that says which limit it broke;
 the request changes nothing.
 
 Flask's ``request.get_json`` (through :class:`StrictJSONProvider`) and the
-webargs parser (``service.api.blueprint.Parser``) both load with :func:`loads`.
+webargs parser (``gameroom.api.blueprint.Parser``) both load with :func:`loads`.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,7 +51,9 @@ def loads(data: str | bytes):
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer beyond Python's 4,300-digit conversion limit
-        raise BadRequest("Integers in a request must fit in 64 signed bits.", code="number-out-of-range") from None
+        raise BadRequest(
+            "Integers in a request must fit in 64 signed bits.", code="number-out-of-range"
+        ) from None
     check(value)
     return value
 
@@ -73,7 +76,9 @@ def check(value) -> None:
             continue
         elif isinstance(item, int):
             if not -MAX_INT - 1 <= item <= MAX_INT:
-                raise BadRequest("Integers in a request must fit in 64 signed bits.", code="number-out-of-range")
+                raise BadRequest(
+                    "Integers in a request must fit in 64 signed bits.", code="number-out-of-range"
+                )
         elif isinstance(item, float):
             if item != item or item in (float("inf"), float("-inf")):
                 raise BadRequest("Numbers in a request must be finite.", code="number-out-of-range")
@@ -94,8 +99,10 @@ def _check_text(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadRequest("Strings in a request must be valid Unicode (no lone surrogates such as \\ud800).",
-                         code="invalid-unicode") from None
+        raise BadRequest(
+            "Strings in a request must be valid Unicode (no lone surrogates such as \\ud800).",
+            code="invalid-unicode",
+        ) from None
 
 
 class StrictJSONProvider(DefaultJSONProvider):

@@ -10,6 +10,7 @@ the methods and headers the API reads. A preflight from any other origin gets
 403 problem+json ``origin-not-allowed``. No credentials (cookies) are
 involved: seats are bearer tokens, so ``Allow-Credentials`` is never sent.
 """
+
 from __future__ import annotations
 
 from flask import Flask, Response, request
@@ -44,11 +45,14 @@ def init_app(app: Flask, origins: str) -> None:
         origin = request.headers.get("Origin")
         if not allows(origin):
             raise OriginNotAllowed("This origin may not call the API (GAMEROOM_CORS_ORIGINS).")
-        return Response(status=204, headers={
-            "Access-Control-Allow-Methods": ALLOW_METHODS,
-            "Access-Control-Allow-Headers": ALLOW_HEADERS,
-            "Access-Control-Max-Age": MAX_AGE,
-        })
+        return Response(
+            status=204,
+            headers={
+                "Access-Control-Allow-Methods": ALLOW_METHODS,
+                "Access-Control-Allow-Headers": ALLOW_HEADERS,
+                "Access-Control-Max-Age": MAX_AGE,
+            },
+        )
 
     if not allowed:
         return  # nothing varies by Origin: leave every other response alone

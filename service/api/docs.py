@@ -1,4 +1,5 @@
 """flask-smorest's Api, with problem+json as the documented error format."""
+
 from __future__ import annotations
 
 import http
@@ -6,7 +7,7 @@ import http
 from flask_smorest import Api
 from flask_smorest.spec import prepare_response
 
-from schemas import ProblemSchema
+from gameroom.schemas import ProblemSchema
 
 from .problems import MEDIA_TYPE
 
@@ -14,14 +15,24 @@ from .problems import MEDIA_TYPE
 PROBLEM = {"schema": ProblemSchema, "content_type": MEDIA_TYPE}
 
 #: ... for 401, which names the scheme to use (RFC 9110 section 11.6.1).
-UNAUTHORIZED = {**PROBLEM, "headers": {"WWW-Authenticate": {
-    "description": "`Bearer`: send a seat's token as `Authorization: Bearer <token>`",
-    "schema": {"type": "string"}}}}
+UNAUTHORIZED = {
+    **PROBLEM,
+    "headers": {
+        "WWW-Authenticate": {
+            "description": "`Bearer`: send a seat's token as `Authorization: Bearer <token>`",
+            "schema": {"type": "string"},
+        }
+    },
+}
 
 #: Response headers, as OpenAPI header objects.
 LOCATION = {"Location": {"description": "the new match's URL", "schema": {"type": "string"}}}
-ETAG = {"ETag": {"description": "the version and the seat it was seen by; send it back as `If-None-Match`",
-                 "schema": {"type": "string"}}}
+ETAG = {
+    "ETag": {
+        "description": "the version and the seat it was seen by; send it back as `If-None-Match`",
+        "schema": {"type": "string"},
+    }
+}
 
 
 class GameroomApi(Api):

@@ -1,10 +1,11 @@
 """GET /api/games: what can be played here."""
+
 from __future__ import annotations
 
 from flask import current_app, jsonify
 from flask.views import MethodView
 
-from schemas import GameSchema
+from gameroom.schemas import GameSchema
 
 from ..openapi import game_document
 from ..web import renderer_url

@@ -1,14 +1,23 @@
 """Undo (direct or by request), fork, export and import."""
+
 from __future__ import annotations
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
 
-from schemas.history import (
-    ExportSchema, ForkSchema, ImportResultSchema, ImportSchema, UndoRequestBodySchema, UndoRequestListSchema,
-    UndoRequestSchema, UndoResultSchema, VoteResultSchema, VoteSchema,
+from gameroom.schemas.history import (
+    ExportSchema,
+    ForkSchema,
+    ImportResultSchema,
+    ImportSchema,
+    UndoRequestBodySchema,
+    UndoRequestListSchema,
+    UndoRequestSchema,
+    UndoResultSchema,
+    VoteResultSchema,
+    VoteSchema,
 )
-from schemas.matches import MatchCreatedSchema
+from gameroom.schemas.matches import MatchCreatedSchema
 
 from . import presenters
 from .auth import caller, caller_seat
@@ -103,9 +112,15 @@ class Fork(MethodView):
         matches, history = _both()
         loaded, tokens = history.fork(match_id, body["version"], body["seats"])
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
-        return ({"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()},
-                 "state": presenters.state(matches, loaded, None)},
-                201, headers)
+        return (
+            {
+                "match": presenters.summary(matches, loaded),
+                "tokens": {str(k): v for k, v in tokens.items()},
+                "state": presenters.state(matches, loaded, None),
+            },
+            201,
+            headers,
+        )
 
 
 @blp.route("/<match_id>/export")
@@ -124,7 +139,9 @@ class Export(MethodView):
 def import_max_body(config, registry) -> int:
     """The largest import accepted: the complete log of the longest match any installed game allows
     (``import_max_steps`` entries for a game with no bound on its length)."""
-    longest = max((installed.game.info.max_steps or config.import_max_steps for installed in registry), default=0)
+    longest = max(
+        (installed.game.info.max_steps or config.import_max_steps for installed in registry), default=0
+    )
     return config.max_body + config.import_step_bytes * (longest + 1)
 
 
@@ -142,7 +159,9 @@ class Import(MethodView):
     @blp.response(201, ImportResultSchema, headers=LOCATION)
     @blp.alt_response(404, **PROBLEM, description="unknown-game")
     @blp.alt_response(413, **PROBLEM, description="longer than the longest match the installed games allow")
-    @blp.alt_response(422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete")
+    @blp.alt_response(
+        422, **PROBLEM, description="tampered-log (with the first bad version), export-incomplete"
+    )
     def post(self, doc):
         """Re-check every step of an exported log against the rules and store it as a read-only match."""
         matches, history = _both()

@@ -1,11 +1,12 @@
-"""Resign, leave to an AI, reclaim a left seat, rematch (see :mod:`service.lifecycle`)."""
+"""Resign, leave to an AI, reclaim a left seat, rematch (see :mod:`gameroom.lifecycle`)."""
+
 from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
 
-from schemas.lifecycle import LeaveSchema, LifecycleResultSchema, RematchSchema
-from schemas.matches import SeatTokenSchema
+from gameroom.schemas.lifecycle import LeaveSchema, LifecycleResultSchema, RematchSchema
+from gameroom.schemas.matches import SeatTokenSchema
 
 from ..errors import NotFound, Unauthorized
 from . import presenters
@@ -13,8 +14,12 @@ from .auth import bearer_token, caller
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
 
-blp = Blueprint("lifecycle", __name__, url_prefix="/api/matches",
-                description="Resigning, leaving to an AI, reclaiming a seat, rematches")
+blp = Blueprint(
+    "lifecycle",
+    __name__,
+    url_prefix="/api/matches",
+    description="Resigning, leaving to an AI, reclaiming a seat, rematches",
+)
 
 
 def _matches():
@@ -29,7 +34,8 @@ def _result(loaded, entry, seat):
     matches = _matches()
     [shown] = matches.redact(loaded, [entry], seat)
     return presenters.json_response(
-        {"version": loaded.version, "entry": shown, "match": presenters.summary(matches, loaded)}, 201)
+        {"version": loaded.version, "entry": shown, "match": presenters.summary(matches, loaded)}, 201
+    )
 
 
 @blp.route("/<match_id>/resign")
@@ -105,4 +111,8 @@ class Rematch(MethodView):
             raise Unauthorized("This needs a seat's token or the admin token.", code="token-required")
         _loaded, seat, token_ok = matches.open(match_id, token)
         done = _lifecycle().rematch(match_id, seat if token_ok else None, None if token_ok else token)
-        return {"match": presenters.summary(matches, done["match"]), "seat": done["seat"], "token": done["token"]}
+        return {
+            "match": presenters.summary(matches, done["match"]),
+            "seat": done["seat"],
+            "token": done["token"],
+        }

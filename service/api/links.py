@@ -5,6 +5,7 @@ match to everything that can be done with it. An apispec plugin adds them to
 the documented responses, so ``openapi.yaml`` and ``/api/openapi.json`` carry
 them like every other part of the document.
 """
+
 from __future__ import annotations
 
 from apispec import BasePlugin
@@ -12,9 +13,16 @@ from apispec import BasePlugin
 MATCH = "/api/matches/{match_id}"
 #: What can be done with a match once its id is known: (path, method).
 _WITH_MATCH = [
-    (MATCH, "get"), (MATCH + "/state", "get"), (MATCH + "/legal-moves", "get"), (MATCH + "/events", "get"),
-    (MATCH + "/stream", "get"), (MATCH + "/export", "get"), (MATCH + "/moves", "post"),
-    (MATCH + "/undo", "post"), (MATCH + "/fork", "post"), (MATCH + "/seats/{seat}", "post"),
+    (MATCH, "get"),
+    (MATCH + "/state", "get"),
+    (MATCH + "/legal-moves", "get"),
+    (MATCH + "/events", "get"),
+    (MATCH + "/stream", "get"),
+    (MATCH + "/export", "get"),
+    (MATCH + "/moves", "post"),
+    (MATCH + "/undo", "post"),
+    (MATCH + "/fork", "post"),
+    (MATCH + "/seats/{seat}", "post"),
 ]
 
 
@@ -28,37 +36,52 @@ def _name(path: str, method: str) -> str:
 
 
 def _match_links(match_id: str) -> dict:
-    return {_name(path, method): {"operationRef": _ref(path, method), "parameters": {"match_id": match_id}}
-            for path, method in _WITH_MATCH}
+    return {
+        _name(path, method): {"operationRef": _ref(path, method), "parameters": {"match_id": match_id}}
+        for path, method in _WITH_MATCH
+    }
 
 
 #: What seat 0's token (when a human filled it at creation) may do in the new match.
-_AS_SEAT = [(MATCH + "/state", "get"), (MATCH + "/legal-moves", "get"), (MATCH + "/moves", "post"),
-            (MATCH + "/undo", "post"), (MATCH + "/events", "get"), (MATCH + "/export", "get")]
+_AS_SEAT = [
+    (MATCH + "/state", "get"),
+    (MATCH + "/legal-moves", "get"),
+    (MATCH + "/moves", "post"),
+    (MATCH + "/undo", "post"),
+    (MATCH + "/events", "get"),
+    (MATCH + "/export", "get"),
+]
 
 
 def _seat_links(match_id: str, token: str) -> dict:
     """Links that carry a seat's bearer token (qualified ``header.Authorization``, as OpenAPI allows)."""
-    return {_name(path, method) + "AsSeat0": {"operationRef": _ref(path, method),
-                                              "parameters": {"match_id": match_id,
-                                                             "header.Authorization": "Bearer {%s}" % token}}
-            for path, method in _AS_SEAT}
+    return {
+        _name(path, method) + "AsSeat0": {
+            "operationRef": _ref(path, method),
+            "parameters": {"match_id": match_id, "header.Authorization": f"Bearer {{{token}}}"},
+        }
+        for path, method in _AS_SEAT
+    }
 
 
 #: (path, method, status) -> links of that response.
 LINKS = {
-    ("/api/matches", "post", "201"): {**_match_links("$response.body#/match/id"),
-                                      **_seat_links("$response.body#/match/id", "$response.body#/tokens/0")},
+    ("/api/matches", "post", "201"): {
+        **_match_links("$response.body#/match/id"),
+        **_seat_links("$response.body#/match/id", "$response.body#/tokens/0"),
+    },
     (MATCH + "/fork", "post", "201"): _match_links("$response.body#/match/id"),
     ("/api/matches/import", "post", "201"): _match_links("$response.body#/match/id"),
     (MATCH + "/seats/{seat}", "post", "201"): _match_links("$response.body#/match/id"),
     (MATCH + "/undo", "post", "202"): {
-        "GetUndoRequest": {"operationRef": _ref(MATCH + "/undo-requests/{request_id}", "get"),
-                           "parameters": {"match_id": "$request.path.match_id",
-                                          "request_id": "$response.body#/request/id"}},
-        "VoteOnUndoRequest": {"operationRef": _ref(MATCH + "/undo-requests/{request_id}", "post"),
-                              "parameters": {"match_id": "$request.path.match_id",
-                                             "request_id": "$response.body#/request/id"}},
+        "GetUndoRequest": {
+            "operationRef": _ref(MATCH + "/undo-requests/{request_id}", "get"),
+            "parameters": {"match_id": "$request.path.match_id", "request_id": "$response.body#/request/id"},
+        },
+        "VoteOnUndoRequest": {
+            "operationRef": _ref(MATCH + "/undo-requests/{request_id}", "post"),
+            "parameters": {"match_id": "$request.path.match_id", "request_id": "$response.body#/request/id"},
+        },
     },
 }
 

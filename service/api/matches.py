@@ -1,15 +1,20 @@
 """Matches: create, list, join, and read a match's public summary."""
+
 from __future__ import annotations
 
 from flask import current_app, url_for
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
-from schemas import (
-    ClaimSeatSchema, MatchCreatedSchema, MatchCreateSchema, MatchListArgsSchema, MatchSummarySchema,
+from gameroom.schemas import (
+    ClaimSeatSchema,
+    MatchCreatedSchema,
+    MatchCreateSchema,
+    MatchListArgsSchema,
+    MatchSummarySchema,
     SeatTokenSchema,
 )
-from schemas.matches import MatchListSchema
+from gameroom.schemas.matches import MatchListSchema
 
 from ..core.matches import hash_token, new_token
 from . import presenters
@@ -49,13 +54,25 @@ class MatchCollection(MethodView):
         matches = _matches()
         settings = current_app.extensions["gameroom_lifecycle"].settings(body)
         admin = new_token()
-        loaded, tokens = matches.create(body["game"], body["seats"], body["options"], body["seed"],
-                                        settings=settings, admin_hash=hash_token(admin))
+        loaded, tokens = matches.create(
+            body["game"],
+            body["seats"],
+            body["options"],
+            body["seed"],
+            settings=settings,
+            admin_hash=hash_token(admin),
+        )
         headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
         return presenters.json_response(
-            {"match": presenters.summary(matches, loaded), "tokens": {str(k): v for k, v in tokens.items()},
-             "admin_token": admin, "state": presenters.state(matches, loaded, None)},
-            201, headers)
+            {
+                "match": presenters.summary(matches, loaded),
+                "tokens": {str(k): v for k, v in tokens.items()},
+                "admin_token": admin,
+                "state": presenters.state(matches, loaded, None),
+            },
+            201,
+            headers,
+        )
 
     @blp.operation("listMatches")
     @blp.arguments(MatchListArgsSchema(), location="query")

@@ -1,17 +1,23 @@
 """Playing: the caller's state, legal moves, submitting moves, history."""
+
 from __future__ import annotations
 
 from flask import current_app, request
 from flask.views import MethodView
 
-
-from schemas import (
-    EventPageSchema, HistoryArgsSchema, IncludeArgsSchema, LegalMovesSchema, MoveRequestSchema, MoveResponseSchema,
-    StateArgsSchema, StateSchema,
+from gameroom.schemas import (
+    EventPageSchema,
+    HistoryArgsSchema,
+    IncludeArgsSchema,
+    LegalMovesSchema,
+    MoveRequestSchema,
+    MoveResponseSchema,
+    StateArgsSchema,
+    StateSchema,
 )
 
-from ..errors import BadRequest, NotFound, NotYourSeat
 from ..core import lifecycle
+from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
 from .auth import bearer_token, caller
 from .blueprint import Blueprint
@@ -52,8 +58,12 @@ class State(MethodView):
         if request.if_none_match.contains(tag):
             return "", 304, headers
         return presenters.json_response(
-            presenters.state(matches, loaded, seat, args.get("include"), past=args.get("version") is not None),
-            200, headers)
+            presenters.state(
+                matches, loaded, seat, args.get("include"), past=args.get("version") is not None
+            ),
+            200,
+            headers,
+        )
 
 
 @blp.route("/<match_id>/legal-moves")
@@ -67,8 +77,12 @@ class LegalMoves(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         moves = []
-        if (seat is not None and loaded.record.full and not lifecycle.ended(loaded.folded)
-                and not lifecycle.taken_over(loaded.folded, seat)):
+        if (
+            seat is not None
+            and loaded.record.full
+            and not lifecycle.ended(loaded.folded)
+            and not lifecycle.taken_over(loaded.folded, seat)
+        ):
             moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
@@ -78,10 +92,13 @@ class Moves(MethodView):
     @blp.operation("submitMove")
     @blp.arguments(MoveRequestSchema())
     @blp.arguments(IncludeArgsSchema(), location="query")
-    @blp.header("Idempotency-Key", "1-128 characters; a retry with the same key and body replays the first "
-                "result (`duplicate: true`) instead of moving twice; the same key with another body is "
-                "refused (422 idempotency-key-reused)", schema={"type": "string", "minLength": 1,
-                                                               "maxLength": 128})
+    @blp.header(
+        "Idempotency-Key",
+        "1-128 characters; a retry with the same key and body replays the first "
+        "result (`duplicate: true`) instead of moving twice; the same key with another body is "
+        "refused (422 idempotency-key-reused)",
+        schema={"type": "string", "minLength": 1, "maxLength": 128},
+    )
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
     @blp.alt_response(401, **UNAUTHORIZED, description="missing or bad token")
@@ -89,8 +106,12 @@ class Moves(MethodView):
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM, description="stale-version, match-over, match-not-started")
     @blp.alt_response(413, **PROBLEM)
-    @blp.alt_response(422, **PROBLEM, description="illegal-move (with the game's rule code), unknown-move-field "
-                      "(a key the move's type does not take)")
+    @blp.alt_response(
+        422,
+        **PROBLEM,
+        description="illegal-move (with the game's rule code), unknown-move-field "
+        "(a key the move's type does not take)",
+    )
     def post(self, body, query, match_id):
         """Submit one move. ``Idempotency-Key`` makes retries safe.
 
@@ -105,16 +126,27 @@ class Moves(MethodView):
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 1 <= len(key) <= 128:
             raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
-        result = matches.submit(match_id, seat, body["move"], expected_version=body["expected_version"],
-                                idempotency_key=key, loaded=loaded, maybe_behind=True, token=bearer_token())
+        result = matches.submit(
+            match_id,
+            seat,
+            body["move"],
+            expected_version=body["expected_version"],
+            idempotency_key=key,
+            loaded=loaded,
+            maybe_behind=True,
+            token=bearer_token(),
+        )
         [entry] = matches.redact(result.loaded, [result.entry], seat)
-        return presenters.json_response({
-            "version": result.version,
-            "events": entry["events"],
-            "text": entry["text"],
-            "duplicate": result.duplicate,
-            "state": presenters.state(matches, result.loaded, seat, query.get("include")),
-        }, 201)
+        return presenters.json_response(
+            {
+                "version": result.version,
+                "events": entry["events"],
+                "text": entry["text"],
+                "duplicate": result.duplicate,
+                "state": presenters.state(matches, result.loaded, seat, query.get("include")),
+            },
+            201,
+        )
 
 
 @blp.route("/<match_id>/events")
@@ -129,4 +161,6 @@ class Events(MethodView):
         matches = _matches()
         loaded, seat = caller(matches, match_id)
         entries = matches.store.read_page(match_id, args["after"], args["limit"])
-        return presenters.json_response({"version": loaded.version, "entries": matches.redact(loaded, entries, seat)})
+        return presenters.json_response(
+            {"version": loaded.version, "entries": matches.redact(loaded, entries, seat)}
+        )

@@ -1,4 +1,5 @@
 """Turn core objects into the API's resource dicts (documented by schemas/)."""
+
 from __future__ import annotations
 
 from flask import current_app
@@ -36,7 +37,7 @@ def lobby_summary(matches: Matches, loaded: Loaded) -> dict:
 
 
 def _lifecycle(matches: Matches, loaded: Loaded) -> dict:
-    """Clocks and seat control, when the match has any (see :mod:`service.core.lifecycle`)."""
+    """Clocks and seat control, when the match has any (see :mod:`gameroom.core.lifecycle`)."""
     record, overlay = loaded.record, loaded.folded.lifecycle
     out = {}
     if record.settings:
@@ -50,8 +51,9 @@ def _lifecycle(matches: Matches, loaded: Loaded) -> dict:
     return out
 
 
-def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None,
-          past: bool = False) -> dict:
+def state(
+    matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None, past: bool = False
+) -> dict:
     """The caller's state; ``past``: ``loaded`` is an earlier version (clocks as they were then)."""
     record, folded = loaded.record, loaded.folded
     game = matches.game(record)
@@ -72,14 +74,20 @@ def state(matches: Matches, loaded: Loaded, seat: int | None, include: str | Non
             out["clock"] = clock
         out["seat_control"] = lifecycle.seat_status(overlay, record.num_seats)
     if include == "legal_moves":
-        playing = (seat is not None and status == "active" and not record.read_only
-                   and not lifecycle.taken_over(folded, seat))  # an AI plays the seat now
+        playing = (
+            seat is not None
+            and status == "active"
+            and not record.read_only
+            and not lifecycle.taken_over(folded, seat)
+        )  # an AI plays the seat now
         out["legal_moves"] = game.legal_moves(folded.state, seat) if playing else []
     return out
 
 
 def is_finished(matches: Matches, loaded: Loaded) -> bool:
-    return status_of(loaded.record, matches.game(loaded.record), loaded.folded.state, loaded.folded) == FINISHED
+    return (
+        status_of(loaded.record, matches.game(loaded.record), loaded.folded.state, loaded.folded) == FINISHED
+    )
 
 
 def json_response(data, status: int = 200, headers: dict | None = None):

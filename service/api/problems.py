@@ -1,4 +1,5 @@
 """Every error leaves the server as application/problem+json (RFC 9457), from here only."""
+
 from __future__ import annotations
 
 import logging
@@ -106,8 +107,9 @@ def _from_unavailable(exc: Exception):
     if due:
         more = f" ({suppressed} more requests refused since the last report)" if suppressed else ""
         log.error("Redis unavailable, answering 503: %s: %s%s", type(exc).__name__, exc, more)
-    response = problem(503, "redis-unavailable", "Service Unavailable",
-                       "The match store is unavailable; retry shortly.")
+    response = problem(
+        503, "redis-unavailable", "Service Unavailable", "The match store is unavailable; retry shortly."
+    )
     response.headers["Retry-After"] = str(RETRY_AFTER)
     return response
 

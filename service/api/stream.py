@@ -6,13 +6,14 @@ server restarts too: versions are positions in the match's Redis stream.
 Entries are redacted for the caller exactly as in ``/events``. Browsers'
 EventSource cannot set headers, so the token may also come as ``?token=``.
 
-Live entries come from the process's :class:`~service.eventstore.hub.StreamHub`
+Live entries come from the process's :class:`~gameroom.eventstore.hub.StreamHub`
 (one Redis reader for all open streams). With nothing to send for
 ``sse_keepalive`` seconds, a ``: keep-alive`` comment goes out. When the match
 is over and the caller has every entry, an ``end`` event closes the response;
 a reconnect to a finished match that has nothing newer gets ``204 No
 Content``, which tells EventSource to stop reconnecting.
 """
+
 from __future__ import annotations
 
 import collections
@@ -22,7 +23,7 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
-from schemas.matches import MAX_NUMBER, number_field
+from gameroom.schemas.matches import MAX_NUMBER, number_field
 
 from .. import jsoncodec
 from ..core import lifecycle
@@ -34,13 +35,15 @@ from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
 
 #: What ``/stream`` sends, for the OpenAPI document.
-SSE_FORMAT = ("Server-Sent Events (text/event-stream). First `retry: 2000`; then, for every entry appended "
-              "after the start version, a frame `id: <version>`, `event: entry`, `data: <the Entry as JSON, "
-              "redacted for the caller>` (schema: `x-item-schema`, the `Entry` component); `: keep-alive` "
-              "comments while nothing happens. Once the match is over and the caller has every entry, an "
-              "`end` event (`data: {\"version\": <last version>}`) closes the stream, and a reconnect then "
-              "gets 204 (EventSource stops reconnecting). A stream also ends after the server's maximum "
-              "age: reconnect with `Last-Event-ID`.")
+SSE_FORMAT = (
+    "Server-Sent Events (text/event-stream). First `retry: 2000`; then, for every entry appended "
+    "after the start version, a frame `id: <version>`, `event: entry`, `data: <the Entry as JSON, "
+    "redacted for the caller>` (schema: `x-item-schema`, the `Entry` component); `: keep-alive` "
+    "comments while nothing happens. Once the match is over and the caller has every entry, an "
+    '`end` event (`data: {"version": <last version>}`) closes the stream, and a reconnect then '
+    "gets 204 (EventSource stops reconnecting). A stream also ends after the server's maximum "
+    "age: reconnect with `Last-Event-ID`."
+)
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
 
@@ -63,7 +66,7 @@ def _start_version() -> int:
 
 
 def _finished(matches, loaded) -> bool:
-    """Over by the game's rules, or by a resignation or forfeit (see :mod:`service.core.lifecycle`)."""
+    """Over by the game's rules, or by a resignation or forfeit (see :mod:`gameroom.core.lifecycle`)."""
     return lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
 
 
@@ -137,23 +140,51 @@ def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float)
 
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
-    @blp.operation("streamEvents", responses={200: {"content": {"text/event-stream": {
-        # One Server-Sent Event, as clients (and schemathesis) parse them: its data is an
-        # Entry as JSON (``x-item-schema``), or ``{"version": N}`` for the closing ``end``.
-        "schema": {"type": "object", "description": SSE_FORMAT, "properties": {
-            "id": {"type": "string", "description": "the entry's version"},
-            "event": {"type": "string", "enum": ["entry", "end"]},
-            "data": {"type": "string", "description": "JSON: an Entry, or {\"version\": N} for `end`"},
-            "retry": {"type": "integer"}}},
-        "x-item-schema": {"$ref": "#/components/schemas/Entry"}}}, "headers": {
-        "Cache-Control": {"description": "`no-cache`", "schema": {"type": "string"}},
-        "X-Accel-Buffering": {"description": "`no`: proxies must not buffer the stream",
-                              "schema": {"type": "string"}}}}})
+    @blp.operation(
+        "streamEvents",
+        responses={
+            200: {
+                "content": {
+                    "text/event-stream": {
+                        # One Server-Sent Event, as clients (and schemathesis) parse them: its data is an
+                        # Entry as JSON (``x-item-schema``), or ``{"version": N}`` for the closing ``end``.
+                        "schema": {
+                            "type": "object",
+                            "description": SSE_FORMAT,
+                            "properties": {
+                                "id": {"type": "string", "description": "the entry's version"},
+                                "event": {"type": "string", "enum": ["entry", "end"]},
+                                "data": {
+                                    "type": "string",
+                                    "description": 'JSON: an Entry, or {"version": N} for `end`',
+                                },
+                                "retry": {"type": "integer"},
+                            },
+                        },
+                        "x-item-schema": {"$ref": "#/components/schemas/Entry"},
+                    }
+                },
+                "headers": {
+                    "Cache-Control": {"description": "`no-cache`", "schema": {"type": "string"}},
+                    "X-Accel-Buffering": {
+                        "description": "`no`: proxies must not buffer the stream",
+                        "schema": {"type": "string"},
+                    },
+                },
+            }
+        },
+    )
     @blp.arguments(StreamArgsSchema(), location="query")
-    @blp.header("Last-Event-ID", "resume after this version (EventSource sends it by itself on reconnect); "
-                "wins over `after`", schema={"type": "string", "pattern": "^[0-9]+$"})
-    @blp.response(200, description="Server-Sent Events, one per entry appended after the start version; "
-                                   "an `end` event once the match is over and every entry was sent")
+    @blp.header(
+        "Last-Event-ID",
+        "resume after this version (EventSource sends it by itself on reconnect); wins over `after`",
+        schema={"type": "string", "pattern": "^[0-9]+$"},
+    )
+    @blp.response(
+        200,
+        description="Server-Sent Events, one per entry appended after the start version; "
+        "an `end` event once the match is over and every entry was sent",
+    )
     @blp.alt_response(204, description="The match is over and the caller has every entry: stop reconnecting")
     @blp.alt_response(400, **PROBLEM, description="bad-last-event-id")
     @blp.alt_response(401, **UNAUTHORIZED)
@@ -166,8 +197,10 @@ class Stream(MethodView):
         loaded, seat = caller(matches, match_id, allow_query=True)
         after = _start_version()
         if after > loaded.version:  # no such version: waiting for it would show nothing, ever
-            raise BadRequest(f"The match has versions up to {loaded.version}; resume from one of them.",
-                             code="bad-last-event-id")
+            raise BadRequest(
+                f"The match has versions up to {loaded.version}; resume from one of them.",
+                code="bad-last-event-id",
+            )
         if after >= loaded.version and _finished(matches, loaded):
             return Response(status=204)
         config = current_app.config["GAMEROOM"]
@@ -176,18 +209,29 @@ class Stream(MethodView):
         except StreamLimit as limit:
             return _refused(limit, config.sse_retry_after)
         frames = sse_frames(matches, sub, seat, after, config.sse_keepalive, config.sse_max_age)
-        response = Response(frames, mimetype="text/event-stream",
-                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response = Response(
+            frames,
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
         response.call_on_close(sub.close)  # also when the client leaves before the first frame
         return response
 
 
 def _refused(limit: StreamLimit, retry_after: int):
     if limit.per_client:
-        response = problems.problem(429, "too-many-streams", "Too many streams",
-                                    f"This client address has {limit.limit} live streams open, the most allowed.")
+        response = problems.problem(
+            429,
+            "too-many-streams",
+            "Too many streams",
+            f"This client address has {limit.limit} live streams open, the most allowed.",
+        )
     else:
-        response = problems.problem(503, "stream-capacity", "Stream capacity reached",
-                                    f"This server process holds {limit.limit} live streams, the most it allows.")
+        response = problems.problem(
+            503,
+            "stream-capacity",
+            "Stream capacity reached",
+            f"This server process holds {limit.limit} live streams, the most it allows.",
+        )
     response.headers["Retry-After"] = str(retry_after)
     return response

@@ -12,10 +12,11 @@ slug), ``move`` (a seat's command and the events it produced) or ``undo``
 carries that state, so folding never has to keep old states around).
 Folding only ever calls ``evolve``; it never validates and never draws.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..errors import Conflict, NotYourTurn, RuleViolation
 from ..plugin_api import Game, IllegalMove
@@ -50,7 +51,7 @@ class Folded:
     undone: set = field(default_factory=set)
     #: seats that have made at least one move (undo tells "nothing to undo" from "behind a reveal")
     movers: frozenset = frozenset()
-    #: clocks, takeovers and resignations (:mod:`service.core.lifecycle`); None when there are none
+    #: clocks, takeovers and resignations (:mod:`gameroom.core.lifecycle`); None when there are none
     lifecycle: dict | None = None
 
     def to_snapshot(self) -> dict:
@@ -66,7 +67,7 @@ class Folded:
         }
 
     @classmethod
-    def from_snapshot(cls, data: dict) -> "Folded":
+    def from_snapshot(cls, data: dict) -> Folded:
         return cls(
             state=data["state"],
             version=data["version"],
@@ -101,15 +102,22 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     new = _apply_entry(game, folded, entry)
     kind = entry["kind"]
     if kind == SETUP and entry.get("lifecycle"):
-        overlay = lifecycle.initial(entry["lifecycle"], entry["num_seats"], entry.get("time"),
-                                    entry.get("started", True))
-        new.lifecycle = lifecycle.evolve(overlay, entry, entry["num_seats"], game.active_seats(new.state),
-                                         game.outcome(new.state) is not None)
+        overlay = lifecycle.initial(
+            entry["lifecycle"], entry["num_seats"], entry.get("time"), entry.get("started", True)
+        )
+        new.lifecycle = lifecycle.evolve(
+            overlay,
+            entry,
+            entry["num_seats"],
+            game.active_seats(new.state),
+            game.outcome(new.state) is not None,
+        )
     elif folded.lifecycle is not None or kind == LIFECYCLE:
         num_seats = len(folded.lifecycle["turn_start"]) if folded.lifecycle else entry["num_seats"]
         over = game.outcome(new.state) is not None
-        new.lifecycle = lifecycle.evolve(folded.lifecycle, entry, num_seats,
-                                         [] if over else game.active_seats(new.state), over)
+        new.lifecycle = lifecycle.evolve(
+            folded.lifecycle, entry, num_seats, [] if over else game.active_seats(new.state), over
+        )
     return new
 
 
@@ -134,8 +142,15 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             movers=folded.movers,
         )
     if kind == LIFECYCLE:  # no game events; nothing is undone across a takeover or a resignation
-        return Folded(state=folded.state, version=version, rules_version=folded.rules_version, slug=folded.slug,
-                      checkpoints=[(version, entry.get("seat"))], undone=folded.undone, movers=folded.movers)
+        return Folded(
+            state=folded.state,
+            version=version,
+            rules_version=folded.rules_version,
+            slug=folded.slug,
+            checkpoints=[(version, entry.get("seat"))],
+            undone=folded.undone,
+            movers=folded.movers,
+        )
     # Each entry records the rules version of the code that decided it; events
     # written under an older version are upcast to the current one on the way in.
     written_under = entry.get("rules_version", folded.rules_version)
@@ -148,7 +163,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         state = game.evolve(state, event)
     point = (version, entry.get("seat"))
     barrier = kind == SETUP or entry.get("drew") or entry.get("reveal")
-    checkpoints = [point] if barrier else (folded.checkpoints + [point])[-MAX_UNDO_DEPTH - 1:]
+    checkpoints = [point] if barrier else (folded.checkpoints + [point])[-MAX_UNDO_DEPTH - 1 :]
     return Folded(
         state=state,
         version=version,

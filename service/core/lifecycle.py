@@ -34,6 +34,7 @@ reproduces every clock exactly and ``state?version=N`` shows them as they
 were at entry *N*. A bank never goes below zero: a seat whose bank ran out
 has only its increment for later turns.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,6 +53,7 @@ DEFAULT_POLICY = {"action": AI_TURN, "level": DEFAULT_LEVEL}
 
 # -- the overlay ---------------------------------------------------------------
 
+
 def initial(settings: dict | None, num_seats: int, time: float | None, started: bool) -> dict | None:
     """The overlay after the setup entry, or None for a match with no clock."""
     clock = (settings or {}).get("clock")
@@ -68,12 +70,24 @@ def initial(settings: dict | None, num_seats: int, time: float | None, started: 
 
 
 def _blank(num_seats: int) -> dict:
-    return {"clock": None, "policy": None, "started": True, "at": None, "banks": None,
-            "turn_start": [None] * num_seats, "ai": [None] * num_seats, "left": [False] * num_seats,
-            "revoked": [], "ended": None, "timeouts": 0}
+    return {
+        "clock": None,
+        "policy": None,
+        "started": True,
+        "at": None,
+        "banks": None,
+        "turn_start": [None] * num_seats,
+        "ai": [None] * num_seats,
+        "left": [False] * num_seats,
+        "revoked": [],
+        "ended": None,
+        "timeouts": 0,
+    }
 
 
-def evolve(overlay: dict | None, entry: dict, num_seats: int, active_after: list[int], over: bool) -> dict | None:
+def evolve(
+    overlay: dict | None, entry: dict, num_seats: int, active_after: list[int], over: bool
+) -> dict | None:
     """The overlay after ``entry``; ``active_after``: the game's active seats after it; ``over``: its outcome is set.
 
     Does not change ``overlay``.
@@ -147,6 +161,7 @@ def _tick(overlay: dict, time: float | None, active_after: list[int]) -> None:
 
 # -- reading the overlay -------------------------------------------------------
 
+
 def ended(folded) -> dict | None:
     overlay = getattr(folded, "lifecycle", None)
     return overlay["ended"] if overlay else None
@@ -197,6 +212,7 @@ def revoked(folded, token_hash: str) -> bool:
 
 # -- clocks ----------------------------------------------------------------------
 
+
 def deadline(overlay: dict | None, seat: int) -> float | None:
     """When ``seat``'s time runs out (a server timestamp), or None if its clock is not running."""
     if not overlay or not overlay["clock"] or overlay["ended"]:
@@ -226,7 +242,7 @@ def clock_view(overlay: dict | None, now: float | None) -> dict | None:
         return None
     at = overlay["at"] if now is None else max(now, overlay["at"] or now)
     seats = []
-    for s, start in enumerate(overlay["turn_start"]):
+    for s, _start in enumerate(overlay["turn_start"]):
         due = deadline(overlay, s)
         left = None
         if due is not None:
@@ -235,10 +251,22 @@ def clock_view(overlay: dict | None, now: float | None) -> dict | None:
             left = overlay["banks"][s]
         elif overlay["clock"].get("per_move") is not None:
             left = float(overlay["clock"]["per_move"])
-        seats.append({"seat": s, "running": due is not None, "remaining": round(left, 3) if left is not None else None,
-                      "deadline": due, "bank": overlay["banks"][s] if overlay["banks"] is not None else None})
-    return {"control": overlay["clock"], "timeout": overlay["policy"], "at": at, "seats": seats,
-            "running": [s["seat"] for s in seats if s["running"]]}
+        seats.append(
+            {
+                "seat": s,
+                "running": due is not None,
+                "remaining": round(left, 3) if left is not None else None,
+                "deadline": due,
+                "bank": overlay["banks"][s] if overlay["banks"] is not None else None,
+            }
+        )
+    return {
+        "control": overlay["clock"],
+        "timeout": overlay["policy"],
+        "at": at,
+        "seats": seats,
+        "running": [s["seat"] for s in seats if s["running"]],
+    }
 
 
 def seat_status(overlay: dict | None, num_seats: int) -> list[dict]:
@@ -246,12 +274,14 @@ def seat_status(overlay: dict | None, num_seats: int) -> list[dict]:
     out = []
     for s in range(num_seats):
         ai = overlay["ai"][s] if overlay else None
-        out.append({"seat": s, "left": bool(overlay and overlay["left"][s]),
-                    "takeover": dict(ai) if ai else None})
+        out.append(
+            {"seat": s, "left": bool(overlay and overlay["left"][s]), "takeover": dict(ai) if ai else None}
+        )
     return out
 
 
 # -- deciding lifecycle entries -------------------------------------------------
+
 
 def forfeit_outcome(game, state, losers: list[int], num_seats: int) -> dict:
     """The outcome when ``losers`` resign or forfeit: the game's ``forfeit_outcome`` if it has one,
@@ -267,8 +297,15 @@ def forfeit_outcome(game, state, losers: list[int], num_seats: int) -> dict:
 
 def entry(action: str, seat: int | None, **fields) -> dict:
     """A lifecycle entry (no game events; a barrier for undo)."""
-    return {"kind": LIFECYCLE, "action": action, "seat": seat, "events": [], "drew": False, "reveal": False,
-            **fields}
+    return {
+        "kind": LIFECYCLE,
+        "action": action,
+        "seat": seat,
+        "events": [],
+        "drew": False,
+        "reveal": False,
+        **fields,
+    }
 
 
 def timeout_entry(game, folded, seat: int, num_seats: int) -> dict:

@@ -1,7 +1,8 @@
 """Match lifecycle: the match record, seats, status, and who sees what of the history.
 
-Pure: no Flask, Redis or RQ. Persistence lives in ``service.eventstore.records``.
+Pure: no Flask, Redis or RQ. Persistence lives in ``gameroom.eventstore.records``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,6 +62,7 @@ class MatchRecord:
     def seed_schedule(self) -> list:
         """``[[from_version, seed], ...]``: which seed decided which part of the log."""
         return self.seed_log or [[1, self.seed]]
+
     #: lifecycle settings chosen at creation: clock, timeout, unlisted, hide_names, rematch_of
     settings: dict = field(default_factory=dict)
 
@@ -81,7 +83,7 @@ class MatchRecord:
 
 def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
     """``waiting``, ``active`` or ``finished``; pass the ``folded`` match too, so that a
-    resignation or a forfeit (:mod:`service.core.lifecycle`) counts."""
+    resignation or a forfeit (:mod:`gameroom.core.lifecycle`) counts."""
     if not record.full:
         return WAITING
     if folded is not None and folded.lifecycle and folded.lifecycle["ended"]:
@@ -89,8 +91,15 @@ def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
     return FINISHED if game.outcome(state) is not None else ACTIVE
 
 
-def redact_entry(game: Game, entry: dict, viewer: int | None, names: list[str],
-                 *, public: bool = False, undone: bool = False) -> dict:
+def redact_entry(
+    game: Game,
+    entry: dict,
+    viewer: int | None,
+    names: list[str],
+    *,
+    public: bool = False,
+    undone: bool = False,
+) -> dict:
     """An entry as ``viewer`` may see it: events redacted, the command shown to its author only.
 
     ``public`` (the match is over) shows everything. The match seed is never

@@ -10,6 +10,7 @@ normal server a client's ``seed`` is mixed with a server secret and the match
 id, so neither the client who picked it nor anyone who learns it can compute
 the deals; only a server set up for reproducible seeds uses it as is.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,6 +31,7 @@ def new_seed() -> str:
 
 def rng_for(seed: str, version: int, purpose: str = "decide") -> Rng:
     """The generator for deciding the entry that will become ``version``."""
+
     def derived() -> int:  # computed on the first draw: most steps draw nothing
         digest = hashlib.sha256(f"{seed}:{purpose}:{version}".encode()).digest()
         return int.from_bytes(digest[:16], "big")
@@ -63,17 +65,17 @@ class Seeding:
     secret: bytes | None
 
     @classmethod
-    def reproducible(cls) -> "Seeding":
+    def reproducible(cls) -> Seeding:
         return cls(None)
 
     @classmethod
-    def with_secret(cls, secret: str) -> "Seeding":
+    def with_secret(cls, secret: str) -> Seeding:
         if len(secret) < MIN_SECRET:
             raise ValueError(f"the seed secret must have at least {MIN_SECRET} characters")
         return cls(secret.encode())
 
     @classmethod
-    def private(cls) -> "Seeding":
+    def private(cls) -> Seeding:
         """A secret of this process only (for code that builds the application layer by hand)."""
         return cls.with_secret(secrets.token_hex(32))
 
@@ -82,6 +84,7 @@ class Seeding:
         return self.secret is None
 
     def _mac(self, *parts: str) -> str:
+        assert self.secret is not None  # only called with a secret
         return hmac.new(self.secret, "\x00".join(parts).encode(), hashlib.sha256).hexdigest()
 
     def match_seed(self, match_id: str, client_seed: str | None = None) -> str:

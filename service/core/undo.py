@@ -10,6 +10,7 @@
 Undo itself is a compensating entry (``kind: "undo"``, ``target``: the
 version whose state the match returns to); nothing is deleted.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,8 +56,16 @@ def plan_undo(folded: Folded, seat: int, steps: int = 1) -> UndoPlan:
 def undo_entry(seat: int, plan: UndoPlan, target_state, request_id: str | None = None) -> dict:
     """The compensating entry. It carries the state at ``plan.target`` (never shown
     to clients while the match runs: it holds hidden information)."""
-    entry = {"kind": "undo", "seat": seat, "target": plan.target, "undoes": list(plan.undoes),
-             "state": target_state, "events": [], "drew": False, "reveal": False}
+    entry = {
+        "kind": "undo",
+        "seat": seat,
+        "target": plan.target,
+        "undoes": list(plan.undoes),
+        "state": target_state,
+        "events": [],
+        "drew": False,
+        "reveal": False,
+    }
     if request_id:
         entry["request"] = request_id
     return entry

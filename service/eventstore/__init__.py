@@ -1,4 +1,5 @@
 """The only code that talks to Redis about matches and events."""
+
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -16,6 +17,7 @@ def connection_options(timeout: float) -> tuple[dict, dict]:
     at once (a Redis that restarted); the request path's also gives up on a
     reply after ``timeout`` seconds, and never retries a timeout.
     """
+
     def retry():
         return Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
 

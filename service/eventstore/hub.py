@@ -24,6 +24,7 @@ timeout is 5 s).
 Redis Cluster: one ``XREAD`` may only name keys of one slot; a cluster
 deployment needs one hub reader per node (not done yet).
 """
+
 from __future__ import annotations
 
 import collections
@@ -31,6 +32,7 @@ import json
 import logging
 import threading
 import uuid
+from typing import Any
 
 import redis
 
@@ -51,7 +53,7 @@ class StreamLimit(Exception):
 class Subscription:
     """One open stream's queue of entries of one match."""
 
-    def __init__(self, hub: "StreamHub", match_id: str, client: str):
+    def __init__(self, hub: StreamHub, match_id: str, client: str):
         self.hub = hub
         self.match_id = match_id
         self.client = client
@@ -91,8 +93,15 @@ class StreamHub:
     ``max_per_client`` those of one client address (0: no cap).
     """
 
-    def __init__(self, client: redis.Redis, url: str, *, block_ms: int = 10_000, max_streams: int = 0,
-                 max_per_client: int = 0):
+    def __init__(
+        self,
+        client: redis.Redis,
+        url: str,
+        *,
+        block_ms: int = 10_000,
+        max_streams: int = 0,
+        max_per_client: int = 0,
+    ):
         # The reader's own connection (to ``url``, the server of ``client``) blocks up to
         # block_ms: its socket must wait longer than that.
         self._reader = redis.Redis.from_url(url, socket_timeout=block_ms / 1000 + 10, max_connections=1)
@@ -180,9 +189,9 @@ class StreamHub:
             if not self._watched:
                 self._has_work.clear()
                 return
-            streams = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
+            streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
         streams[self._wake_key] = self._wake_cursor
-        found = self._reader.xread(streams, block=self.block_ms, count=1000)
+        found: Any = self._reader.xread(streams, block=self.block_ms, count=1000)  # RESP2: [[key, items]]
         for key, items in found or []:
             key = key.decode() if isinstance(key, bytes) else key
             if key == self._wake_key:

@@ -5,6 +5,7 @@ everything of a match lives in one slot and the append script may touch
 several of them atomically. The lobby index is the one key that spans
 matches; it lives wherever the cluster puts it.
 """
+
 from __future__ import annotations
 
 PREFIX = "gameroom"
@@ -58,7 +59,7 @@ def ai_turn(match_id: str) -> str:
     """String ``<version>:<seat>,<seat>``: the AI seats to move at that version (absent: none).
 
     Written by the append script in the same atomic step as the entry that
-    made it so (see :mod:`service.workers.reconciler`).
+    made it so (see :mod:`gameroom.workers.reconciler`).
     """
     return _match(match_id, "ai-turn")
 
@@ -86,9 +87,11 @@ def ai_job_id(match_id: str, version: int, seat: int) -> str:
 def timeout_job_id(match_id: str, version: int, seat: int) -> str:
     """RQ job id of the timeout of ``seat``'s clock at ``version`` (deterministic, so schedules dedupe)."""
     return f"{PREFIX}-timeout-{match_id}-{version}-{seat}"
+
+
 def match_of_events(key: str) -> str:
     """The match id of an :func:`events` key."""
-    return key[len(PREFIX) + 2:key.rindex("}")]
+    return key[len(PREFIX) + 2 : key.rindex("}")]
 
 
 def hub_wake(hub_id: str) -> str:

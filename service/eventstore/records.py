@@ -5,9 +5,11 @@ A match's record is one hash (``keys.meta``): the static part as JSON under
 racing for one seat cannot both win), and a denormalised ``status`` and
 ``version`` for the lobby. Token hashes live in ``keys.tokens``.
 """
+
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import redis
 
@@ -26,13 +28,22 @@ class MatchRecords:
         pipe.execute()
 
     @staticmethod
-    def queue_create(pipe, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
+    def queue_create(
+        pipe, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None
+    ) -> None:
         """Queue :meth:`create`'s writes on ``pipe`` (a transaction, to write them with other steps at once).
 
         ``admin_hash``: the hash of the creator's admin token (kept in the record hash as ``admin``)."""
-        static = {"id": record.id, "game": record.game, "options": record.options,
-                  "seed": record.seed, "created": record.created, "num_seats": record.num_seats,
-                  "read_only": record.read_only, "forked_from": record.forked_from}
+        static = {
+            "id": record.id,
+            "game": record.game,
+            "options": record.options,
+            "seed": record.seed,
+            "created": record.created,
+            "num_seats": record.num_seats,
+            "read_only": record.read_only,
+            "forked_from": record.forked_from,
+        }
         if record.seed_log:
             static["seed_log"] = record.seed_log
         if record.settings:
@@ -74,10 +85,18 @@ class MatchRecords:
         for i in range(static["num_seats"]):
             claim = raw.get(f"seat:{i}".encode())
             seats.append(Seat(**json.loads(claim)) if claim else Seat())
-        return MatchRecord(id=static["id"], game=static["game"], options=static["options"],
-                           seed=static["seed"], created=static["created"], seats=seats,
-                           read_only=static.get("read_only", False), forked_from=static.get("forked_from"),
-                           seed_log=static.get("seed_log"), settings=static.get("settings") or {})
+        return MatchRecord(
+            id=static["id"],
+            game=static["game"],
+            options=static["options"],
+            seed=static["seed"],
+            created=static["created"],
+            seats=seats,
+            read_only=static.get("read_only", False),
+            forked_from=static.get("forked_from"),
+            seed_log=static.get("seed_log"),
+            settings=static.get("settings") or {},
+        )
 
     def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
         """Claim an open seat; False if someone else already holds it."""
@@ -90,7 +109,8 @@ class MatchRecords:
         self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})
 
     def progress(self, match_id: str) -> tuple[str, int]:
-        status, version = self.redis.hmget(keys.meta(match_id), "status", "version")
+        found: Any = self.redis.hmget(keys.meta(match_id), "status", "version")  # [bytes | None] * 2
+        status, version = found
         return (status or b"waiting").decode(), int(version or 0)
 
     def idempotent_version(self, match_id: str, key: str) -> int | None:
@@ -104,4 +124,5 @@ class MatchRecords:
 
     def list(self, offset: int = 0, limit: int = 50) -> list[str]:
         """Match ids, newest first."""
-        return [m.decode() for m in self.redis.zrevrange(keys.lobby(), offset, offset + limit - 1)]
+        ids: Any = self.redis.zrevrange(keys.lobby(), offset, offset + limit - 1)  # list of bytes
+        return [m.decode() for m in ids]

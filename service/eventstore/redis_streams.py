@@ -4,11 +4,13 @@ Entry *n* of a match is stored at stream id ``n-0``, so a version is a stream
 position and ``read(after, upto)`` is a plain ``XRANGE``. Streams are never
 trimmed: the history is the system of record.
 """
+
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
@@ -81,11 +83,23 @@ def _append_keys(match_id: str) -> list[str]:
     return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
 
 
-def _append_args(entry: dict, expected_version: int, idempotency_key: str | None, status: str | None,
-                 fingerprint: str | None = None, ai_seats=None) -> list:
+def _append_args(
+    entry: dict,
+    expected_version: int,
+    idempotency_key: str | None,
+    status: str | None,
+    fingerprint: str | None = None,
+    ai_seats=None,
+) -> list:
     entry = {**entry, "version": expected_version + 1}
-    return [expected_version, idempotency_key or "", jsoncodec.dumps(entry), status or "", fingerprint or "",
-            ",".join(str(s) for s in ai_seats or ())]
+    return [
+        expected_version,
+        idempotency_key or "",
+        jsoncodec.dumps(entry),
+        status or "",
+        fingerprint or "",
+        ",".join(str(s) for s in ai_seats or ()),
+    ]
 
 
 def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
@@ -110,9 +124,16 @@ class EventStore:
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
 
-    def append(self, match_id: str, entry: dict, expected_version: int,
-               idempotency_key: str | None = None, status: str | None = None,
-               fingerprint: str | None = None, ai_seats: list[int] | None = None) -> AppendResult:
+    def append(
+        self,
+        match_id: str,
+        entry: dict,
+        expected_version: int,
+        idempotency_key: str | None = None,
+        status: str | None = None,
+        fingerprint: str | None = None,
+        ai_seats: list[int] | None = None,
+    ) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
         Raises :class:`VersionConflict` (carrying the current version) when the
@@ -124,7 +145,7 @@ class EventStore:
         ``ai_seats``: the AI seats to move once this entry is appended. The
         match's AI-turn marker is set to them (or cleared) in the same atomic
         step, and the match is first added to the pending-AI index (see
-        :mod:`service.workers.reconciler`).
+        :mod:`gameroom.workers.reconciler`).
         """
         args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats)
         if not ai_seats:
@@ -155,8 +176,14 @@ class EventStore:
         return parse_ai_turn(self.redis.get(keys.ai_turn(match_id)))
 
     @staticmethod
-    def queue_append(pipe, match_id: str, entry: dict, expected_version: int, status: str | None = None,
-                     ai_seats: list[int] | None = None) -> None:
+    def queue_append(
+        pipe,
+        match_id: str,
+        entry: dict,
+        expected_version: int,
+        status: str | None = None,
+        ai_seats: list[int] | None = None,
+    ) -> None:
         """Queue :meth:`append` on ``pipe``; turn its result into an AppendResult with :meth:`parse_append`.
 
         Sent as EVAL with the script's text, not EVALSHA: inside a transaction a
@@ -166,7 +193,12 @@ class EventStore:
         keys_ = _append_keys(match_id)
         if ai_seats:
             EventStore.mark_ai_pending(pipe, match_id)
-        pipe.eval(APPEND_LUA, len(keys_), *keys_, *_append_args(entry, expected_version, None, status, ai_seats=ai_seats))
+        pipe.eval(
+            APPEND_LUA,
+            len(keys_),
+            *keys_,
+            *_append_args(entry, expected_version, None, status, ai_seats=ai_seats),
+        )
 
     @staticmethod
     def parse_append(raw) -> AppendResult:
@@ -208,7 +240,8 @@ class EventStore:
 
     def subscribe(self, match_id: str, after: int, block_ms: int = 15_000) -> list[dict]:
         """Entries after ``after``, waiting up to ``block_ms`` for the first one (``[]`` on timeout)."""
-        found = self.blocking.xread({keys.events(match_id): f"{after}-0"}, block=block_ms)
+        # redis-py types a reply as every shape RESP allows; with RESP2 it is a list of [key, items].
+        found: Any = self.blocking.xread({keys.events(match_id): f"{after}-0"}, block=block_ms)
         if not found:
             return []
         return _decode(found[0][1])

@@ -2,14 +2,16 @@
 
 Made on the first start against a Redis (SET NX: concurrent first starts
 agree on one), read on every later one, so every API process and worker of
-a deployment mixes the same secret into seeds (:class:`service.core.rng.Seeding`).
+a deployment mixes the same secret into seeds (:class:`gameroom.core.rng.Seeding`).
 ``GAMEROOM_SEED_SECRET`` replaces it; ``GAMEROOM_REPRODUCIBLE_SEEDS=1``
 turns seeding reproducible instead (tests, tournaments, debugging).
 """
+
 from __future__ import annotations
 
 import secrets
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import redis
 
@@ -21,7 +23,8 @@ def load_or_create(client: redis.Redis) -> str:
     """The secret stored in ``client``'s Redis; the first caller creates it."""
     key = keys.seed_secret()
     client.set(key, secrets.token_hex(32), nx=True)
-    return client.get(key).decode()
+    value: Any = client.get(key)  # set just above: bytes (the client does not decode)
+    return value.decode()
 
 
 def seeding_for(config, client: redis.Redis) -> Seeding | Callable[[], Seeding]:

@@ -1,5 +1,5 @@
 """Testing helpers for gameroom and for game authors.
 
-- :mod:`service.testing.conformance`: the conformance kit every game must pass.
-- :mod:`service.testing.redis_server`: a throwaway real redis-server for tests.
+- :mod:`gameroom.testing.conformance`: the conformance kit every game must pass.
+- :mod:`gameroom.testing.redis_server`: a throwaway real redis-server for tests.
 """

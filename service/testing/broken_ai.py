@@ -6,6 +6,7 @@ would), and raises instead when it is not running inside an RQ job, so that
 it never kills a test process. Register them in-process with
 ``build_registry(extra_plugins=[("broken-ai", broken_ai)])``.
 """
+
 from __future__ import annotations
 
 import os

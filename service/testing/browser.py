@@ -5,9 +5,10 @@ Chromium (Debian's ``chromium`` package, ``/usr/bin/chromium``; another one
 with ``GAMEROOM_CHROMIUM``). Without it the browser tests are skipped, and
 the skip says why and how to install it.
 
-Use the ``browser`` fixture (``pytest_plugins = ["service.testing.browser"]``)
+Use the ``browser`` fixture (``pytest_plugins = ["gameroom.testing.browser"]``)
 or :func:`launch` directly.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,21 +16,34 @@ import shutil
 
 import pytest
 
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def chromium_path() -> str | None:
     """The Chromium executable to drive, or None when there is none."""
-    for candidate in (os.environ.get("GAMEROOM_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
+    for candidate in (
+        os.environ.get("GAMEROOM_CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
 
 
-SKIP_REASON = ("browser tests skipped: no Chromium found (apt-get install chromium, "
-               "or set GAMEROOM_CHROMIUM to a Chromium executable)")
+SKIP_REASON = (
+    "browser tests skipped: no Chromium found (apt-get install chromium, "
+    "or set GAMEROOM_CHROMIUM to a Chromium executable)"
+)
 
 
 def launch(playwright):
@@ -46,7 +60,9 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("browser tests skipped: the playwright package is not installed (pip install -e '.[test]')")
+        pytest.skip(
+            "browser tests skipped: the playwright package is not installed (pip install -e '.[test]')"
+        )
     with sync_playwright() as playwright:
         chromium = launch(playwright)
         yield chromium

@@ -2,7 +2,7 @@
 
 Use it from your own package's tests::
 
-    from service.testing.conformance import GameConformance
+    from gameroom.testing.conformance import GameConformance
     from my_game import MyGame
 
     class TestMyGame(GameConformance):
@@ -30,6 +30,7 @@ many matches each player count gets. Playouts use the game's
 ``playout_options`` (its defaults unless it names options that bound a
 match); player counts that ``check_seats`` refuses under them are skipped.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,6 @@ from ..core.decider import Folded, apply_entry, decide, fold, setup_entry
 from ..core.rng import rng_for
 from ..errors import RuleViolation
 from ..plugin_api import Game, IllegalMove, clone
-
 
 #: The kit's own cap on a playout whose options put no bound on a match, so that a
 #: game that never ends fails instead of hanging the test run.
@@ -105,8 +105,9 @@ def _check_variant(union: dict | None, data: dict, what: str):
     _check_schema(union[data["type"]], data, f"{what} ({data['type']})")
 
 
-def play_random_match(game: Game, num_seats: int, seed: str, *, thorough: bool = True,
-                      options: dict | None = None, on_step=None) -> tuple[Folded, list[dict]]:
+def play_random_match(
+    game: Game, num_seats: int, seed: str, *, thorough: bool = True, options: dict | None = None, on_step=None
+) -> tuple[Folded, list[dict]]:
     """Play one random match to its end, checking the contract on every step.
 
     Returns the final :class:`Folded` and the entries. ``on_step(folded)`` lets a
@@ -210,8 +211,14 @@ def check_sampling(game: Game, folded: Folded, num_seats: int, seed: str) -> Non
         assert game.view(sampled, seat) == view, f"sample_state for seat {seat} changed its view"
 
 
-def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400,
-                   options: dict | None = None, differential: bool = True) -> int:
+def check_no_leaks(
+    game: Game,
+    num_seats: int,
+    seed: str,
+    max_steps: int = 400,
+    options: dict | None = None,
+    differential: bool = True,
+) -> int:
     """Differential leak test: what a viewer gets must not depend on what it cannot see.
 
     At each step, for each viewer ``v`` (each seat and the spectator, except the
@@ -249,7 +256,9 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400,
             sampler_seat = viewer if viewer is not None else actor
             view = game.view(state, viewer)
             try:
-                other = game.sample_state(game.view(state, sampler_seat), sampler_seat, _rng(rng_seed + f":{viewer}"))
+                other = game.sample_state(
+                    game.view(state, sampler_seat), sampler_seat, _rng(rng_seed + f":{viewer}")
+                )
             except NotImplementedError:
                 return compared
             if viewer is None:
@@ -260,11 +269,13 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400,
             assert game.view(other, viewer) == view, f"sample_state changed the view of {viewer}"
             if viewer is not None:
                 assert game.legal_moves(other, viewer) == game.legal_moves(state, viewer), (
-                    f"seat {viewer}'s legal moves depend on hidden information")
+                    f"seat {viewer}'s legal moves depend on hidden information"
+                )
                 if viewer in active:
                     for bad in corrupt(rnd.choice(game.legal_moves(state, viewer)), rnd)[:3]:
                         assert _refusal(game, state, viewer, bad) == _refusal(game, other, viewer, bad), (
-                            f"the refusal of {bad} for seat {viewer} depends on hidden information")
+                            f"the refusal of {bad} for seat {viewer} depends on hidden information"
+                        )
             try:
                 alt = game.decide(other, actor, move, _rng(rng_seed))
             except IllegalMove:
@@ -274,7 +285,8 @@ def check_no_leaks(game: Game, num_seats: int, seed: str, max_steps: int = 400,
             mine = [game.redact(e, viewer) for e in real]
             theirs = [game.redact(e, viewer) for e in alt]
             assert mine == theirs, (
-                f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}")
+                f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}"
+            )
             compared += 1
         if differential:
             compared += _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats)
@@ -305,8 +317,9 @@ def secrets_of(raw: dict, redacted: dict) -> dict:
     """What redaction hid from a viewer: ``(kind, value)`` of ``raw`` that ``redacted`` lacks,
     each mapped to whether it was hidden inside a list (an order, a set of cards)."""
     shown = {(_kind(k), v) for k, v, _ in _leaves(redacted)}
-    return {(_kind(k), v): in_list for k, v, in_list in _leaves(raw)
-            if (_kind(k), v) not in shown and k != "type"}
+    return {
+        (_kind(k), v): in_list for k, v, in_list in _leaves(raw) if (_kind(k), v) not in shown and k != "type"
+    }
 
 
 def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: list[str]) -> int:
@@ -334,12 +347,15 @@ def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: lis
         for j, other in enumerate(redacted):
             if j == i or (j > i and game.reveals(events[j])):
                 continue  # a later reveal may make public what this event kept secret
-            carried = sorted((kind, value) for key, value, in_list in _leaves(other)
-                             if (kind := _kind(key), value) in hidden
-                             and not (in_list and hidden[(kind, value)]))
+            carried = sorted(
+                (kind, value)
+                for key, value, in_list in _leaves(other)
+                if (kind := _kind(key), value) in hidden and not (in_list and hidden[(kind, value)])
+            )
             assert not carried, (
                 f"{other['type']} shows viewer {viewer} {carried}, which {raw['type']} hides from it:\n"
-                f"{other}")
+                f"{other}"
+            )
         if texts is None:
             texts = [game.describe(e, viewer, names) for e in redacted]
         for (kind, value), in_list in hidden.items():
@@ -349,7 +365,8 @@ def check_secrets_stay_hidden(game: Game, events: list[dict], viewer, names: lis
                         continue
                     assert value not in text, (
                         f"the text {text!r} shows viewer {viewer} the {kind} {value!r} that "
-                        f"{raw['type']} hides from it")
+                        f"{raw['type']} hides from it"
+                    )
     return checked
 
 
@@ -363,12 +380,15 @@ def _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats) -
     alt = game.decide(state, actor, other_move, _rng(rng_seed))
     compared = 0
     for viewer in [None, *range(num_seats)]:
-        if viewer == actor or _views_along(game, state, real, viewer) != _views_along(game, state, alt, viewer):
+        if viewer == actor or _views_along(game, state, real, viewer) != _views_along(
+            game, state, alt, viewer
+        ):
             continue
         mine = [game.redact(e, viewer) for e in real]
         theirs = [game.redact(e, viewer) for e in alt]
         assert mine == theirs, (
-            f"seat {actor}'s private choice shows in events redacted for {viewer}:\n{mine}\nvs\n{theirs}")
+            f"seat {actor}'s private choice shows in events redacted for {viewer}:\n{mine}\nvs\n{theirs}"
+        )
         compared += 1
     return compared
 
@@ -454,10 +474,11 @@ class GameConformance:
         compared = 0
         for n in player_counts(subject):
             if seats_allowed(subject, n, subject.load_options(subject.playout_options)):
-                compared += check_no_leaks(subject, n, f"leaks-{subject.info.slug}-{n}",
-                                           options=subject.playout_options)
+                compared += check_no_leaks(
+                    subject, n, f"leaks-{subject.info.slug}-{n}", options=subject.playout_options
+                )
         compared += self._check_hidden_information_options(subject)
-        assert compared > 0 or getattr(type(subject), "sample_state") is Game.sample_state
+        assert compared > 0 or type(subject).sample_state is Game.sample_state
 
     def _check_hidden_information_options(self, subject) -> int:
         """Whole matches under each of ``hidden_information_options``, secret tracer only:
@@ -472,8 +493,13 @@ class GameConformance:
                 bound = subject.max_steps_for(n, options)
                 for i in range(self.playouts):
                     compared += check_no_leaks(
-                        subject, n, f"hidden-{subject.info.slug}-{k}-{n}-{i}", options=options,
-                        max_steps=UNBOUNDED_PLAYOUT_CAP if bound is None else bound, differential=False)
+                        subject,
+                        n,
+                        f"hidden-{subject.info.slug}-{k}-{n}-{i}",
+                        options=options,
+                        max_steps=UNBOUNDED_PLAYOUT_CAP if bound is None else bound,
+                        differential=False,
+                    )
         return compared
 
     def test_unknown_options_are_refused(self, subject):

@@ -5,6 +5,7 @@ Each turn the active seat either ``step``s (1 square, deterministic) or
 ``goal`` wins. Rolls are exactly the undo barriers the platform must respect.
 Not registered as an entry point: tests register it with ``extra_plugins``.
 """
+
 from marshmallow import Schema, fields, validate
 
 from ..plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl
@@ -47,7 +48,11 @@ class DiceRace(Game):
         positions = list(state["positions"])
         positions[event["seat"]] += event["squares"]
         done = positions[event["seat"]] >= state["goal"]
-        return {**state, "positions": positions, "turn": None if done else (event["seat"] + 1) % len(positions)}
+        return {
+            **state,
+            "positions": positions,
+            "turn": None if done else (event["seat"] + 1) % len(positions),
+        }
 
     def active_seats(self, state):
         return [] if state["turn"] is None else [state["turn"]]

@@ -11,6 +11,7 @@ a different outcome, the test fails loudly. Write new files with
 :func:`write_matches` only after a deliberate rules change (and bump
 ``rules_version``).
 """
+
 from __future__ import annotations
 
 import json
@@ -55,15 +56,22 @@ def check(game: Game, data: dict) -> None:
     folded = apply_entry(game, Folded(), entries[0])
     for entry in entries[1:]:
         again = decide(game, folded, entry["seat"], entry["move"], data["seed"])
-        assert again["events"] == entry["events"], f"version {entry['version']}: the rules now decide differently"
+        assert again["events"] == entry["events"], (
+            f"version {entry['version']}: the rules now decide differently"
+        )
         folded = apply_entry(game, folded, entry)
 
 
 def as_export(data: dict, game: Game) -> dict:
     """The golden match as a complete export document (for import round trips)."""
     return {
-        "format": "gameroom-match", "format_version": 1, "game": data["game"],
-        "rules_version": game.info.rules_version, "complete": True,
+        "format": "gameroom-match",
+        "format_version": 1,
+        "game": data["game"],
+        "rules_version": game.info.rules_version,
+        "complete": True,
         "seats": [{"name": f"P{i}", "ai": None} for i in range(data["num_seats"])],
-        "options": data["options"], "seed": data["seed"], "entries": data["entries"],
+        "options": data["options"],
+        "seed": data["seed"],
+        "entries": data["entries"],
     }

@@ -4,6 +4,7 @@ It serves with the shipped settings (``service/serving.py``) against a Redis
 the test already runs, with no AI worker; ``env`` adds GAMEROOM_* overrides
 (none: the defaults a user gets). Stopped by its PID (SIGINT, as Ctrl-C).
 """
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def http(method: str, url: str, body=None, token: str | None = None, headers: dict | None = None,
-         timeout: float = 30):
+def http(
+    method: str,
+    url: str,
+    body=None,
+    token: str | None = None,
+    headers: dict | None = None,
+    timeout: float = 30,
+):
     """``(status, JSON body)`` of one request (errors too)."""
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json",
-                                                                          **(headers or {})})
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     if token:
         req.add_header("Authorization", f"Bearer {token}")
     try:
@@ -51,14 +59,19 @@ class LiveServer:
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = None
 
-    def start(self, timeout: float = 60) -> "LiveServer":
+    def start(self, timeout: float = 60) -> LiveServer:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
         env.update({"GAMEROOM_REDIS_URL": self.redis_url, **self.env})
         self.log_path = self.workdir / f"serve-{self.port}.log"
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1",
-                                      "--ai-workers", "0"], cwd=self.workdir, env=env, stdout=log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1", "--ai-workers", "0"],
+            cwd=self.workdir,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -1,7 +1,8 @@
 """pytest fixtures: a throwaway real redis-server, started the way the app starts its own.
 
-Load with ``pytest_plugins = ["service.testing.redis_server"]`` in a conftest.
+Load with ``pytest_plugins = ["gameroom.testing.redis_server"]`` in a conftest.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -9,6 +9,7 @@ A seat sees its own hand and face-down card, how many cards the others hold,
 who has played this round, and everything revealed. Not registered as an
 entry point: tests register it with ``extra_plugins``.
 """
+
 from marshmallow import Schema, fields, validate
 
 from ..plugin_api import Game, GameInfo, GameSchemas, IllegalMove, clone, hookimpl
@@ -30,8 +31,15 @@ class Loose(Schema):
 
 
 class SealedCards(Game):
-    info = GameInfo(slug="sealed-cards", title="Sealed cards", min_players=2, max_players=4,
-                    hidden_information=True, simultaneous=True, max_steps=40)
+    info = GameInfo(
+        slug="sealed-cards",
+        title="Sealed cards",
+        min_players=2,
+        max_players=4,
+        hidden_information=True,
+        simultaneous=True,
+        max_steps=40,
+    )
 
     def schemas(self):
         return GameSchemas(options=Options, move=Move, view=Loose, event=Loose)
@@ -40,14 +48,19 @@ class SealedCards(Game):
         if num_seats * options["hand"] > options["deck"]:
             raise ValueError("not enough cards")
         deck = rng.shuffled(range(1, options["deck"] + 1))
-        hands = [sorted(deck[i * options["hand"]:(i + 1) * options["hand"]]) for i in range(num_seats)]
+        hands = [sorted(deck[i * options["hand"] : (i + 1) * options["hand"]]) for i in range(num_seats)]
         return [{"type": "dealt", "hands": hands, "deck": options["deck"]}]
 
     def evolve(self, state, event):
         if event["type"] == "dealt":
             n = len(event["hands"])
-            return {"deck": event["deck"], "hands": event["hands"], "down": [None] * n,
-                    "scores": [0] * n, "revealed": []}
+            return {
+                "deck": event["deck"],
+                "hands": event["hands"],
+                "down": [None] * n,
+                "scores": [0] * n,
+                "revealed": [],
+            }
         state = clone(state)
         if event["type"] == "played":
             state["hands"][event["seat"]].remove(event["card"])
@@ -103,7 +116,10 @@ class SealedCards(Game):
         if any(state["hands"]) or any(card is not None for card in state["down"]):
             return None
         best = max(state["scores"])
-        return {"scores": list(state["scores"]), "winners": [s for s, v in enumerate(state["scores"]) if v == best]}
+        return {
+            "scores": list(state["scores"]),
+            "winners": [s for s, v in enumerate(state["scores"]) if v == best],
+        }
 
     def evaluate(self, state, seat):
         scores = state["scores"]
@@ -124,8 +140,13 @@ class SealedCards(Game):
             hands.append(sorted(unseen[:size]))
             unseen = unseen[size:]
             down.append(unseen.pop() if view["played"][s] else None)
-        return {"deck": view["deck"], "hands": hands, "down": down, "scores": list(view["scores"]),
-                "revealed": clone(view["revealed"])}
+        return {
+            "deck": view["deck"],
+            "hands": hands,
+            "down": down,
+            "scores": list(view["scores"]),
+            "revealed": clone(view["revealed"]),
+        }
 
 
 @hookimpl

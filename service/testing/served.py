@@ -4,6 +4,7 @@ Used where the Flask test client is not enough: chunked request bodies (the
 WSGI server decides how they are read), many concurrent clients, and the
 schemathesis fuzz run. ``with Served(folder) as server: server.base``.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,26 +26,49 @@ def free_port() -> int:
 class Served:
     """``gameroom serve --port <free>`` in ``folder`` (its data folder and log), stopped on exit."""
 
-    def __init__(self, folder: Path, *, workers: int = 2, ai_workers: int = 1,
-                 env: dict | None = None, ready_timeout: float = 60):
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        workers: int = 2,
+        ai_workers: int = 1,
+        env: dict | None = None,
+        ready_timeout: float = 60,
+    ):
         self.folder = Path(folder)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.args = ["serve", "--port", str(self.port), "--workers", str(workers),
-                     "--ai-workers", str(ai_workers)]
-        self.env = {**{k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")},
-                    "GAMEROOM_DATA_DIR": str(self.folder / "var"), **(env or {})}
+        self.args = [
+            "serve",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+            "--ai-workers",
+            str(ai_workers),
+        ]
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")},
+            "GAMEROOM_DATA_DIR": str(self.folder / "var"),
+            **(env or {}),
+        }
         self.ready_timeout = ready_timeout
         self.log_path = self.folder / "serve.log"
         self.proc = None
 
-    def __enter__(self) -> "Served":
+    def __enter__(self) -> Served:
         gameroom = Path(sys.executable).with_name("gameroom")
         self.folder.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")
         # Its own session, so that stopping it stops its gunicorn and AI workers too.
-        self.proc = subprocess.Popen([str(gameroom), *self.args], cwd=self.folder, env=self.env,
-                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(gameroom), *self.args],
+            cwd=self.folder,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

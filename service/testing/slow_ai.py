@@ -9,6 +9,7 @@ exactly how an installed add-on package is found).
 to ``started`` there and sleeps (so that a test can kill the worker
 mid-job); later decisions find the file and play the first legal move at once.
 """
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ client's own ``static/`` folder and each game's :meth:`Game.renderer` folder),
 and answers a request by looking its name up in that list: nothing a client
 sends is ever joined to a filesystem path.
 """
+
 from __future__ import annotations
 
 import logging
@@ -20,11 +21,19 @@ STATIC = Path(__file__).with_name("static")
 #: What a game's renderer folder may ship (anything else there is not served).
 GAME_SUFFIXES = {".js", ".css", ".svg", ".png", ".json"}
 CLIENT_SUFFIXES = GAME_SUFFIXES | {".html"}
-TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png",
-         ".json": "application/json", ".html": "text/html"}
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".json": "application/json",
+    ".html": "text/html",
+}
 #: Scripts only from this server; no inline script; the API on the same origin.
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 blp = Blueprint("web", __name__)
 
@@ -43,11 +52,17 @@ def game_assets(registry) -> dict[str, dict[str, Path]]:
         if shipped is None:
             continue
         if isinstance(shipped, (list, tuple)):
-            files = {Path(p).name: Path(p) for p in shipped if Path(p).is_file() and Path(p).suffix in GAME_SUFFIXES}
+            files = {
+                Path(p).name: Path(p)
+                for p in shipped
+                if Path(p).is_file() and Path(p).suffix in GAME_SUFFIXES
+            }
         else:
             files = _listing(Path(shipped), GAME_SUFFIXES)
         if "renderer.js" not in files:
-            log.warning("game %s: its renderer has no renderer.js; using the generic renderer", installed.slug)
+            log.warning(
+                "game %s: its renderer has no renderer.js; using the generic renderer", installed.slug
+            )
             continue
         out[installed.slug] = files
     return out
@@ -62,7 +77,9 @@ def renderer_url(slug: str) -> str | None:
 def _file(path: Path | None) -> Response:
     if path is None:
         abort(404)
-    response = Response(path.read_bytes(), mimetype=TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0])
+    response = Response(
+        path.read_bytes(), mimetype=TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0]
+    )
     response.headers["Cache-Control"] = "no-cache"  # revalidate: a new release is seen at once
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response

@@ -34,7 +34,7 @@ one of them, and each of them as soon as RQ knows the job has failed for good:
   (``StartedJobRegistry.cleanup``, with ``AbandonedJobError``). The callback
   acts only when ``job.retries_left`` is 0 (or unset): the last attempt.
 - :func:`on_work_horse_killed`, the ``work_horse_killed_handler`` of
-  :class:`service.workers.worker.AIWorker`. RQ runs no failure callback when
+  :class:`gameroom.workers.worker.AIWorker`. RQ runs no failure callback when
   a live worker sees its horse die (OOM killer, a signal, the worker's own
   hard timeout), only this handler, with the same ``retries_left`` rule. It
   is a worker option, so run AI jobs on ``gameroom worker`` (a plain
@@ -47,6 +47,7 @@ in the workers' maintenance would cover everything, but only every
 maintenance interval and with bookkeeping of its own; RQ's two hooks are
 immediate and need none.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -97,9 +98,14 @@ def matches_for(connection, queue_name: str | None = None) -> Matches:
     from .scheduler import AIScheduler
 
     config = Config.from_env()
-    matches = Matches(EventStore(connection), MatchRecords(connection), current_registry(),
-                      snapshot_every=config.snapshot_every, append_retries=config.append_retries,
-                      seeding=seeding_for(config, connection))
+    matches = Matches(
+        EventStore(connection),
+        MatchRecords(connection),
+        current_registry(),
+        snapshot_every=config.snapshot_every,
+        append_retries=config.append_retries,
+        seeding=seeding_for(config, connection),
+    )
     matches.after_append.append(AIScheduler(connection, queue_name or config.queue))
     from .timeouts import TimeoutScheduler
 
@@ -117,8 +123,9 @@ def fallback_key(job_id: str) -> str:
     return f"{job_id}:fallback"
 
 
-def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: str, *,
-              fallback: bool = False, **budget) -> dict:
+def play_turn(
+    matches: Matches, match_id: str, version: int, seat: int, job_id: str, *, fallback: bool = False, **budget
+) -> dict:
     """Play ``seat``'s AI move if the match is still at ``version``; returns what happened.
 
     ``status`` is ``applied`` (with the new ``version``; ``duplicate`` if an
@@ -149,22 +156,26 @@ def play_turn(matches: Matches, match_id: str, version: int, seat: int, job_id: 
     else:
         extra = matches.registry.ai_policies(game)
         if level not in extra and level not in builtin_levels(game):
-            log.error("job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game)
+            log.error(
+                "job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game
+            )
             extra = {**extra, level: random_policy}
     view = game.view(state, seat)
     legal = game.legal_moves(state, seat)
     started = time.monotonic()
     rng = ai_rng(matches.seeding.ai_seed(key))
-    move = choose_move(game, level, view, seat, legal, rng, num_seats=record.num_seats,
-                       extra=extra, **budget)
+    move = choose_move(game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget)
     thought = time.monotonic() - started
     try:
-        result = matches.submit(match_id, seat, move, expected_version=version, idempotency_key=key,
-                                actor=actor)
+        result = matches.submit(
+            match_id, seat, move, expected_version=version, idempotency_key=key, actor=actor
+        )
     except GameroomError as exc:
         log.info("job %s: not applied (%s)", job_id, exc.code)
         return {"status": "rejected", "code": exc.code, "seconds": thought}
-    log.info("job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version)
+    log.info(
+        "job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version
+    )
     return {"status": "applied", "version": result.version, "duplicate": result.duplicate, "seconds": thought}
 
 
@@ -185,19 +196,26 @@ def fall_back(job, failure: str) -> dict | None:
     """
     match_id, version, seat = job.args  # play_ai_turn's
     level = (job.meta or {}).get("level", "?")
-    what = (f"AI job {job.id}: level {level!r} of seat {seat} in match {match_id} at v{version} "
-            f"failed after all retries ({failure})")
+    what = (
+        f"AI job {job.id}: level {level!r} of seat {seat} in match {match_id} at v{version} "
+        f"failed after all retries ({failure})"
+    )
     try:
-        result = play_turn(matches_for(job.connection, job.origin), match_id, version, seat, job.id,
-                           fallback=True)
+        result = play_turn(
+            matches_for(job.connection, job.origin), match_id, version, seat, job.id, fallback=True
+        )
     except Exception:
         log.exception("%s; the fallback move failed too (traceback below); giving up", what)
         return None
     if result["status"] == "applied":
         log.error("%s; played a fallback move (level %r) -> v%d", what, FALLBACK_LEVEL, result["version"])
     else:
-        log.error("%s; no fallback move played (%s%s)", what, result["status"],
-                  f": {result['code']}" if "code" in result else "")
+        log.error(
+            "%s; no fallback move played (%s%s)",
+            what,
+            result["status"],
+            f": {result['code']}" if "code" in result else "",
+        )
     return result
 
 

@@ -8,7 +8,7 @@ so*, and the workers enqueue from that record:
 
 - **The marker** ``keys.ai_turn(match)`` (``<version>:<seats>``) lives in the
   match's hash slot and is set or cleared by the append script itself
-  (:data:`service.eventstore.redis_streams.APPEND_LUA`), in the same atomic
+  (:data:`gameroom.eventstore.redis_streams.APPEND_LUA`), in the same atomic
   step as the entry. It is the truth, and it is Cluster-safe.
 - **The index** ``keys.ai_pending()`` is one sorted set of match ids, so the
   reconciler need not scan every key. It spans matches (another slot), so it
@@ -20,10 +20,10 @@ so*, and the workers enqueue from that record:
   the matches with a marker.
 - **The reconciler** (:func:`reconcile`, run by every ``gameroom worker`` at
   start and every :data:`RECONCILE_INTERVAL` seconds, see
-  :mod:`service.workers.worker`) reads the index; for each marker older than
+  :mod:`gameroom.workers.worker`) reads the index; for each marker older than
   :data:`FRESH` seconds whose jobs are missing, or failed for good, it loads
   the match and calls the same
-  :class:`~service.workers.scheduler.AIScheduler` the API calls. Enqueues
+  :class:`~gameroom.workers.scheduler.AIScheduler` the API calls. Enqueues
   stay deduplicated by the deterministic job id (``unique=True``), so
   however many workers reconcile at once, one job runs per (match, version,
   seat), and the job's submit carries its id as idempotency key and the
@@ -38,6 +38,7 @@ Chosen over scanning every ``*:ai-turn`` key (simple and exact, but a SCAN of
 the whole keyspace on every node each interval) and over writing the index in
 the append script (not allowed on Cluster: another slot).
 """
+
 from __future__ import annotations
 
 import logging
@@ -96,8 +97,8 @@ def _needs_enqueue(connection, job_id: str, now: float) -> bool:
 def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
     """Enqueue every pending AI turn that has no live job; returns the job ids enqueued.
 
-    ``matches`` is a :class:`service.application.Matches` on the events'
-    Redis, ``scheduler`` the :class:`~service.workers.scheduler.AIScheduler`
+    ``matches`` is a :class:`gameroom.application.Matches` on the events'
+    Redis, ``scheduler`` the :class:`~gameroom.workers.scheduler.AIScheduler`
     whose queue the jobs go to (its connection is the queue's Redis).
     """
     redis = matches.store.redis
@@ -121,7 +122,9 @@ def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
             except Exception:  # one broken match must not stop the others
                 log.exception("reconciling AI turns of match %s failed", match_id)
     if enqueued:
-        log.warning("reconciler enqueued %d AI turn(s) that had no job: %s", len(enqueued), ", ".join(enqueued))
+        log.warning(
+            "reconciler enqueued %d AI turn(s) that had no job: %s", len(enqueued), ", ".join(enqueued)
+        )
     return enqueued
 
 

@@ -7,7 +7,7 @@ Jobs carry ids only, serialized as JSON.
 
 Every append re-runs this callback, so each active AI seat always has a job
 at the match's current version: a job whose version is no longer current is
-stale by construction (see :mod:`service.workers.jobs`). In a simultaneous
+stale by construction (see :mod:`gameroom.workers.jobs`). In a simultaneous
 phase each active AI seat gets its own job, and after one of them moves the
 others get new ones at the new version.
 
@@ -16,8 +16,9 @@ fails, times out, or whose worker dies is retried (:data:`RETRY_MAX` times,
 after :data:`RETRY_INTERVALS`), and the job id doubles as the idempotency key
 of the submit, so a retry appends at most once. After the last failed
 attempt the job's ``on_failure`` callback plays a fallback move, so a broken
-AI never leaves a match hanging (see :mod:`service.workers.jobs`).
+AI never leaves a match hanging (see :mod:`gameroom.workers.jobs`).
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,9 +36,9 @@ from ..eventstore import keys
 
 log = logging.getLogger(__name__)
 
-JOB_FUNCTION = "service.workers.jobs.play_ai_turn"
+JOB_FUNCTION = "gameroom.workers.jobs.play_ai_turn"
 #: Runs after every failed attempt; after the last one it plays the seat's fallback move.
-FAILURE_CALLBACK = "service.workers.jobs.on_ai_job_failure"
+FAILURE_CALLBACK = "gameroom.workers.jobs.on_ai_job_failure"
 #: Seconds for loading the match, fork and submit, on top of the policy's own budget.
 LOAD_ALLOWANCE = 30
 #: Retries after a failure, a timeout or a dead worker, with the waits between them (seconds).
@@ -57,7 +58,7 @@ def job_timeout(game, level: str, policy=None) -> int:
 
 
 class AIScheduler:
-    """An ``after_append`` callback of :class:`service.application.Matches`.
+    """An ``after_append`` callback of :class:`gameroom.application.Matches`.
 
     ``retry_intervals`` (seconds between attempts; default
     :data:`RETRY_INTERVALS`) lets tests retry at once.
@@ -86,13 +87,20 @@ class AIScheduler:
             policy = policies.get(level)
             try:
                 self.queue.enqueue(
-                    JOB_FUNCTION, record.id, folded.version, seat,
-                    job_id=job_id, unique=True, job_timeout=job_timeout(game, level, policy),
+                    JOB_FUNCTION,
+                    record.id,
+                    folded.version,
+                    seat,
+                    job_id=job_id,
+                    unique=True,
+                    job_timeout=job_timeout(game, level, policy),
                     retry=Retry(max=RETRY_MAX, interval=self.retry_intervals),
-                    on_failure=Callback(FAILURE_CALLBACK, timeout=LOAD_ALLOWANCE), meta={"level": level},
-                    result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+                    on_failure=Callback(FAILURE_CALLBACK, timeout=LOAD_ALLOWANCE),
+                    meta={"level": level},
+                    result_ttl=RESULT_TTL,
+                    failure_ttl=FAILURE_TTL,
                     description=f"{level} move for seat {seat} of {record.game} match {record.id} "
-                                f"at v{folded.version}",
+                    f"at v{folded.version}",
                 )
             except DuplicateJobError:
                 log.debug("%s already enqueued", job_id)

@@ -15,8 +15,9 @@ A worker that exits by itself is started again after a wait that doubles from
 and is back to the minimum once a worker lived :data:`HEALTHY_AFTER` seconds.
 Every start and every exit is logged.
 
-Run it with ``python -m service.workers.supervisor --count N [worker options]``.
+Run it with ``python -m gameroom.workers.supervisor --count N [worker options]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,9 @@ class Supervisor:
 
     def _start(self, slot: dict) -> None:
         # Its own process group: Ctrl-C in a terminal reaches the supervisor, which stops it once.
-        proc = subprocess.Popen(self.command, env=self.env, preexec_fn=die_with_parent(signal.SIGTERM),
-                                process_group=0)
+        proc = subprocess.Popen(
+            self.command, env=self.env, preexec_fn=die_with_parent(signal.SIGTERM), process_group=0
+        )
         slot.update(proc=proc, started=time.monotonic())
         log.info("started AI worker pid %d", proc.pid)
 
@@ -79,10 +81,17 @@ class Supervisor:
                 continue
             if proc is not None and proc.poll() is not None:
                 lived = now - slot["started"]
-                slot["backoff"] = MIN_BACKOFF if lived >= HEALTHY_AFTER else min(2 * slot["backoff"], MAX_BACKOFF)
+                slot["backoff"] = (
+                    MIN_BACKOFF if lived >= HEALTHY_AFTER else min(2 * slot["backoff"], MAX_BACKOFF)
+                )
                 slot.update(proc=None, due=now + slot["backoff"])
-                log.error("AI worker pid %d exited with %s after %.1fs; starting another in %.1fs",
-                          proc.pid, proc.returncode, lived, slot["backoff"])
+                log.error(
+                    "AI worker pid %d exited with %s after %.1fs; starting another in %.1fs",
+                    proc.pid,
+                    proc.returncode,
+                    lived,
+                    slot["backoff"],
+                )
             if slot["proc"] is None and now >= slot["due"] and not self.stopping.is_set():
                 self._start(slot)
 
@@ -108,12 +117,16 @@ class Supervisor:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Keep N gameroom AI workers running (used by `gameroom serve`).")
+    parser = argparse.ArgumentParser(
+        description="Keep N gameroom AI workers running (used by `gameroom serve`)."
+    )
     parser.add_argument("--count", type=int, default=1, help="worker processes to keep alive")
     args, worker_args = parser.parse_known_args(argv)
-    logging.basicConfig(level=os.environ.get("GAMEROOM_LOG_LEVEL", "INFO").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    supervisor = Supervisor([sys.executable, "-m", "service.cli", "worker", *worker_args], args.count)
+    logging.basicConfig(
+        level=os.environ.get("GAMEROOM_LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    supervisor = Supervisor([sys.executable, "-m", "gameroom.cli", "worker", *worker_args], args.count)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: supervisor.stopping.set())
     supervisor.run()

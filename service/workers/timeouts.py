@@ -1,7 +1,7 @@
 """Server-enforced clocks: one scheduled RQ job per running clock, fired when its time runs out.
 
 :class:`TimeoutScheduler` is an ``after_append`` callback like
-:class:`service.workers.scheduler.AIScheduler`. After every entry of a match
+:class:`gameroom.workers.scheduler.AIScheduler`. After every entry of a match
 with a clock it schedules, with RQ's scheduler (``enqueue_at``; ``gameroom
 worker`` and ``gameroom serve`` run workers ``with_scheduler``), one job per
 seat whose clock runs and that a person plays, at that seat's deadline. The
@@ -10,18 +10,19 @@ however many processes see one version, one job exists; the jobs of the
 previous version are taken off the schedule (a move in time cancels them).
 
 :func:`enforce_timeout` (what RQ runs) is idempotent like an AI job: it
-applies the match's timeout policy (:meth:`service.lifecycle.Lifecycle.timeout`)
+applies the match's timeout policy (:meth:`gameroom.lifecycle.Lifecycle.timeout`)
 only if the match is still at the version the job was scheduled for, by an
 append at that very version. A move that arrived in time, a second run of
 the job, a retry after its worker died: each finds the match moved on and
 does nothing. The policy's AI takeover is a lifecycle entry that makes the
 seat an AI seat, so the ordinary AI-turn path (``AIScheduler``) plays it.
 """
+
 from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import redis
 from rq import Retry
@@ -32,11 +33,11 @@ from rq.registry import ScheduledJobRegistry
 from ..core import lifecycle
 from ..core.matches import ACTIVE, status_of
 from ..eventstore import keys
-from .scheduler import RESULT_TTL, FAILURE_TTL, queue_for
+from .scheduler import FAILURE_TTL, RESULT_TTL, queue_for
 
 log = logging.getLogger(__name__)
 
-TIMEOUT_FUNCTION = "service.workers.timeouts.enforce_timeout"
+TIMEOUT_FUNCTION = "gameroom.workers.timeouts.enforce_timeout"
 #: Seconds RQ gives one timeout job (it loads the match and appends one entry).
 JOB_TIMEOUT = 60
 RETRY_MAX, RETRY_INTERVALS = 3, [1, 2, 5]
@@ -75,10 +76,19 @@ class TimeoutScheduler:
         jid = job_id(match_id, version, seat) + suffix
         try:
             self.queue.enqueue_at(
-                datetime.fromtimestamp(due, tz=timezone.utc), TIMEOUT_FUNCTION, match_id, version, seat,
-                job_id=jid, unique=True, job_timeout=JOB_TIMEOUT, retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
-                result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
-                description=f"timeout of seat {seat} in match {match_id} at v{version}")
+                datetime.fromtimestamp(due, tz=UTC),
+                TIMEOUT_FUNCTION,
+                match_id,
+                version,
+                seat,
+                job_id=jid,
+                unique=True,
+                job_timeout=JOB_TIMEOUT,
+                retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
+                result_ttl=RESULT_TTL,
+                failure_ttl=FAILURE_TTL,
+                description=f"timeout of seat {seat} in match {match_id} at v{version}",
+            )
         except DuplicateJobError:
             return []
         log.info("scheduled %s at %.3f", jid, due)
@@ -93,7 +103,9 @@ class TimeoutScheduler:
         for jid in ids:
             pipe.zrem(self.registry.key, jid)
         removed = [jid for jid, gone in zip(ids, pipe.execute()) if gone]
-        if removed:  # only jobs still waiting on the schedule; one already enqueued runs and finds itself stale
+        if (
+            removed
+        ):  # only jobs still waiting on the schedule; one already enqueued runs and finds itself stale
             self.queue.connection.delete(*(Job.key_for(jid) for jid in removed))
 
 
@@ -114,6 +126,8 @@ def enforce_timeout(match_id: str, version: int, seat: int) -> dict:
             result = Lifecycle(matches).timeout(match_id, version, seat, time.time())
         if result["status"] == "early":
             again = TimeoutScheduler(job.connection, job.origin)
-            again.schedule(match_id, version, seat, result["deadline"], suffix=f"-at-{result['deadline']:.3f}")
+            again.schedule(
+                match_id, version, seat, result["deadline"], suffix=f"-at-{result['deadline']:.3f}"
+            )
     log.info("timeout job %s: %s", job.id, result["status"])
     return result

@@ -5,7 +5,7 @@ and discovers every game plugin again (about half a second). :class:`AIWorker`
 does both once, before it forks, so each horse inherits them. When a job's
 last attempt ends with its work horse killed, its
 ``work_horse_killed_handler`` plays the seat's fallback move (RQ runs no
-``on_failure`` callback then; see :mod:`service.workers.jobs`).
+``on_failure`` callback then; see :mod:`gameroom.workers.jobs`).
 
 **Upkeep, busy or idle.** RQ runs its own maintenance only between two
 dequeues, and an idle worker blocks in a dequeue for minutes, so a job whose
@@ -22,16 +22,17 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
   Redis died in between; :func:`recover_dequeued`), and retries that RQ's
   scheduler left overdue (:func:`enqueue_overdue`);
 - enqueues every pending AI turn that has no live job
-  (:func:`service.workers.reconciler.reconcile`).
+  (:func:`gameroom.workers.reconciler.reconcile`).
 
 **Redis blips.** RQ's work loop quits on a Redis error outside its dequeue
 (``TimeoutError``, or a ``ConnectionError`` while it records a job). :func:`run`
 starts a fresh worker after such an exit, with backoff, instead of exiting:
 a worker survives a Redis restart and the upkeep retries what the blip broke.
 
-Run it with ``python -m service.workers.worker [--url URL] [--queue NAME] [--burst]``
+Run it with ``python -m gameroom.workers.worker [--url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,8 +83,9 @@ def recover_abandoned(queue) -> None:
     if not connection.set(queue.registry_cleaning_key, 1, nx=True, ex=max(2 * UPKEEP_INTERVAL, 10)):
         return
     try:
-        StartedJobRegistry(queue.name, connection=connection, job_class=queue.job_class,
-                           serializer=queue.serializer).cleanup()
+        StartedJobRegistry(
+            queue.name, connection=connection, job_class=queue.job_class, serializer=queue.serializer
+        ).cleanup()
         recover_dequeued(queue)
         enqueue_overdue(queue)
     finally:
@@ -97,7 +99,7 @@ def enqueue_overdue(queue) -> None:
     Redis outage kills it, and until its lock expires no other scheduler
     starts, so retries scheduled meanwhile would wait. What is overdue is
     queued here as the scheduler would (a retry queued twice runs twice and
-    appends at most once: see :mod:`service.workers.jobs`).
+    appends at most once: see :mod:`gameroom.workers.jobs`).
     """
     registry = queue.scheduled_job_registry
     job_ids = registry.get_jobs_to_schedule(int(time.time() - OVERDUE))
@@ -190,7 +192,9 @@ class AIWorker(Worker):
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         """As RQ's, with :data:`HEARTBEAT_GRACE` instead of 60 s, so a dead worker's job is found soon."""
         if job.timeout and job.timeout > 0:
-            return int(max(1, min(job.timeout - working_time, self.job_monitoring_interval))) + HEARTBEAT_GRACE
+            return (
+                int(max(1, min(job.timeout - working_time, self.job_monitoring_interval))) + HEARTBEAT_GRACE
+            )
         return self.job_monitoring_interval + HEARTBEAT_GRACE
 
 
@@ -202,6 +206,7 @@ def _children_die_with_this_process() -> None:
     running for ever. ``subprocess`` children are not concerned (no Python
     runs in them between fork and exec).
     """
+
     def arm():  # pragma: no cover - runs in the forked child
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)

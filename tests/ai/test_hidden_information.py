@@ -3,17 +3,18 @@
 Run over every installed game with hidden information, plus the test games
 (dice race: none hidden; sealed cards: hidden hands, simultaneous play).
 """
+
 import pytest
 
-from service.ai import choose_move
-from service.application import Matches
-from service.core import decider
-from service.eventstore import EventStore
-from service.eventstore.records import MatchRecords
-from service.plugin_api import Rng, hookimpl
-from service.registry import build_registry
-from service.testing import dice, sealed
-from service.workers import jobs
+from gameroom.ai import choose_move
+from gameroom.application import Matches
+from gameroom.core import decider
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.records import MatchRecords
+from gameroom.plugin_api import Rng, hookimpl
+from gameroom.registry import build_registry
+from gameroom.testing import dice, sealed
+from gameroom.workers import jobs
 
 SPIED = []
 
@@ -77,7 +78,9 @@ def test_the_job_gives_the_policy_exactly_the_seats_view_and_legal_moves(slug, r
 
 def test_a_sealed_cards_policy_never_sees_another_hand(redis_client):
     matches = Matches(EventStore(redis_client), MatchRecords(redis_client), REGISTRY)
-    loaded, _ = matches.create("sealed-cards", [{"name": "a", "ai": "spy"}, {"name": "b", "ai": "spy"}], seed="x")
+    loaded, _ = matches.create(
+        "sealed-cards", [{"name": "a", "ai": "spy"}, {"name": "b", "ai": "spy"}], seed="x"
+    )
     matches.submit(loaded.record.id, 0, {"type": "play", "card": loaded.folded.state["hands"][0][0]})
     state = matches.load(loaded.record.id).folded.state
     SPIED.clear()
@@ -106,6 +109,18 @@ def test_the_same_move_whatever_the_hidden_cards(slug, level):
         assert game.view(other, seat) == view
         legal = game.legal_moves(other, seat)
         assert legal == game.legal_moves(real, seat)
-        moves = [choose_move(game, level, game.view(full, seat), seat, legal, Rng(7), num_seats=n,
-                             iterations=60, time_limit=0) for full in (real, other)]
+        moves = [
+            choose_move(
+                game,
+                level,
+                game.view(full, seat),
+                seat,
+                legal,
+                Rng(7),
+                num_seats=n,
+                iterations=60,
+                time_limit=0,
+            )
+            for full in (real, other)
+        ]
         assert moves[0] == moves[1]

@@ -1,8 +1,9 @@
 """The sealed-cards test game (simultaneous, hidden hands) passes the conformance kit every game must pass."""
+
 import pytest
 
-from service.testing.conformance import GameConformance
-from service.testing.sealed import SealedCards
+from gameroom.testing.conformance import GameConformance
+from gameroom.testing.sealed import SealedCards
 
 
 class TestSealedCards(GameConformance):

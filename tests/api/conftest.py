@@ -1,4 +1,5 @@
 """An API client for the tests that checks every response against openapi.yaml."""
+
 import json
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -40,10 +41,15 @@ class Api:
 
     def _validate(self, method, path, response, headers):
         parts = urlsplit(path)
-        request = MockRequest("http://localhost", method.lower(), parts.path, args=dict(parse_qsl(parts.query)),
-                              headers=headers)
-        mock = MockResponse(response.get_data(), status_code=response.status_code,
-                            headers=dict(response.headers), content_type=response.mimetype)
+        request = MockRequest(
+            "http://localhost", method.lower(), parts.path, args=dict(parse_qsl(parts.query)), headers=headers
+        )
+        mock = MockResponse(
+            response.get_data(),
+            status_code=response.status_code,
+            headers=dict(response.headers),
+            content_type=response.mimetype,
+        )
         self.openapi.validate_response(request, mock)
         self.checked += 1
 

@@ -4,12 +4,13 @@ Each response is checked against openapi.yaml by the ``api`` fixture; every
 view a seat or spectator gets over HTTP is exactly the game's ``view`` for that
 caller, and every history entry is the game's ``redact`` for that caller.
 """
+
 import random
 import threading
 
 import pytest
 
-from service.registry import build_registry
+from gameroom.registry import build_registry
 
 #: Options that keep long games short enough for HTTP tests (the rules are unchanged).
 SHORT = {"stars-are-right": {"turn_limit": 2}}
@@ -73,13 +74,22 @@ def test_simultaneous_placements_from_several_seats_concurrently(app, api, match
             headers = {"Authorization": f"Bearer {tokens[seat]}"}
             version = seen
             while True:
-                moves = client.get(f"/api/matches/{match_id}/legal-moves", headers=headers).get_json()["moves"]
+                moves = client.get(f"/api/matches/{match_id}/legal-moves", headers=headers).get_json()[
+                    "moves"
+                ]
                 if not moves:
                     return
-                move = next((m for m in moves if m["type"] == "confirm_turn"), None) if len(results.get(seat, [])) > 2 else None
+                move = (
+                    next((m for m in moves if m["type"] == "confirm_turn"), None)
+                    if len(results.get(seat, [])) > 2
+                    else None
+                )
                 move = move or rnd.choice(moves)
-                r = client.post(f"/api/matches/{match_id}/moves", json={"move": move, "expected_version": version},
-                                headers=headers)
+                r = client.post(
+                    f"/api/matches/{match_id}/moves",
+                    json={"move": move, "expected_version": version},
+                    headers=headers,
+                )
                 if r.status_code != 201:
                     errors.append((seat, move, r.status_code, r.get_json()))
                     return

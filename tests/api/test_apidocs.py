@@ -1,4 +1,5 @@
 """GET /api/docs: an interactive API page whose assets all come from this server (no CDN)."""
+
 import re
 import shutil
 import subprocess
@@ -7,7 +8,7 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from service.api.apidocs import ASSETS
+from gameroom.api.apidocs import ASSETS
 
 
 def _links(html: str) -> list[str]:
@@ -32,8 +33,17 @@ def test_the_docs_page_loads_only_local_assets_and_offers_every_game_document(cl
         assert f'"/api/games/{installed.slug}/openapi.json"' in html
 
 
-@pytest.mark.parametrize("name", ["index.html", "swagger-ui.js.map", "..", "%2e%2e%2f%2e%2e%2fsetup.cfg",
-                                  "..%2F..%2F..%2Fetc%2Fpasswd", "swagger-ui.css%00.png"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "index.html",
+        "swagger-ui.js.map",
+        "..",
+        "%2e%2e%2f%2e%2e%2fsetup.cfg",
+        "..%2F..%2F..%2Fetc%2Fpasswd",
+        "swagger-ui.css%00.png",
+    ],
+)
 def test_only_the_page_s_own_assets_are_served(client, expect_problem, name):
     r = client.get(f"/api/docs/assets/{name}")
     assert r.status_code == 404
@@ -55,9 +65,22 @@ def test_a_real_browser_renders_the_operations_of_a_per_game_document(server):
     if chromium is None:
         pytest.skip("SKIPPED the browser check: no chromium on PATH (apt-get install chromium)")
     url = f"{server}/api/docs?urls.primaryName=Nim%20(typed)"
-    done = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,900",
-                           "--virtual-time-budget=10000", "--dump-dom", url],
-                          check=False, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=390,900",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            url,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     dom = done.stdout
     assert "gameroom: Nim" in dom, dom[-2000:] + done.stderr[-2000:]
     assert "/api/matches/{match_id}/moves" in dom

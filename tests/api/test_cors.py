@@ -1,16 +1,25 @@
 """CORS: no origin is allowed by default; configured origins get their headers and preflights."""
+
 import pytest
 
-from service import create_app
+from gameroom import create_app
 
-PREFLIGHT = {"Access-Control-Request-Method": "POST",
-             "Access-Control-Request-Headers": "authorization, content-type"}
+PREFLIGHT = {
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "authorization, content-type",
+}
 
 
 @pytest.fixture
 def cors_client(redis_server, redis_client, registry):
-    app = create_app({"redis_url": redis_server.url, "ai_mode": "off",
-                      "cors_origins": "http://page.example:8080, https://other.example"}, registry)
+    app = create_app(
+        {
+            "redis_url": redis_server.url,
+            "ai_mode": "off",
+            "cors_origins": "http://page.example:8080, https://other.example",
+        },
+        registry,
+    )
     return app.test_client()
 
 

@@ -6,6 +6,7 @@ every move, view and event is a class of its own. The match is played with those
 classes only: a move is a typed model from ``legal-moves`` (or built with its
 class), never a dict.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -21,8 +22,8 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
-from service.app import _component_prefix
-from service.registry import build_registry
+from gameroom.app import _component_prefix
+from gameroom.registry import build_registry
 
 SLUGS = [g.slug for g in build_registry()]
 GENERATOR = [sys.executable, "-m", "openapi_python_client"]
@@ -50,9 +51,24 @@ def _generate(base_url: str, slug: str, where: Path):
     package = "gameroom_client_" + slug.replace("-", "_")
     config = where / "config.yaml"
     config.write_text(f"project_name_override: {package}\npackage_name_override: {package}\npost_hooks: []\n")
-    done = subprocess.run([*GENERATOR, "generate", "--path", str(document), "--config", str(config),
-                           "--meta", "none", "--output-path", str(where / package)],
-                          check=False, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            *GENERATOR,
+            "generate",
+            "--path",
+            str(document),
+            "--config",
+            str(config),
+            "--meta",
+            "none",
+            "--output-path",
+            str(where / package),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Warning" not in done.stdout + done.stderr, done.stdout + done.stderr
     sys.path.insert(0, str(where))
@@ -64,18 +80,32 @@ def _generate(base_url: str, slug: str, where: Path):
 
 def _union_members(models, prefix: str, kind: str) -> tuple:
     """The generated classes of a game's ``<Prefix><Type><Kind>`` variants."""
-    return tuple(cls for name, cls in vars(models).items()
-                 if isinstance(cls, type) and name.startswith(prefix) and name.endswith(kind)
-                 and name != prefix + kind and attrs.has(cls))
+    return tuple(
+        cls
+        for name, cls in vars(models).items()
+        if isinstance(cls, type)
+        and name.startswith(prefix)
+        and name.endswith(kind)
+        and name != prefix + kind
+        and attrs.has(cls)
+    )
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_path, registry, slug):
     client_pkg = _generate(server, slug, tmp_path)
     models = importlib.import_module(client_pkg.__name__ + ".models")
-    api = {name: importlib.import_module(f"{client_pkg.__name__}.api.{group}.{name}") for group, name in (
-        ("matches", "create_match"), ("matches", "get_match"), ("play", "get_legal_moves"),
-        ("play", "submit_move"), ("play", "get_state"), ("play", "list_events"))}
+    api = {
+        name: importlib.import_module(f"{client_pkg.__name__}.api.{group}.{name}")
+        for group, name in (
+            ("matches", "create_match"),
+            ("matches", "get_match"),
+            ("play", "get_legal_moves"),
+            ("play", "submit_move"),
+            ("play", "get_state"),
+            ("play", "list_events"),
+        )
+    }
     prefix = _component_prefix(slug)
     move_classes = _union_members(models, prefix, "Move")
     event_classes = _union_members(models, prefix, "Event")
@@ -86,17 +116,23 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
     n = max(2, game.info.min_players)
     anonymous = client_pkg.Client(base_url=server, raise_on_unexpected_status=True)
     body = models.MatchCreate(
-        game=models.MatchCreateGame(slug), seats=[models.SeatSpec(name=f"P{i}") for i in range(n)],
-        options=getattr(models, f"{prefix}Options")(**SHORT.get(slug, {})), seed=f"client-{slug}")
+        game=models.MatchCreateGame(slug),
+        seats=[models.SeatSpec(name=f"P{i}") for i in range(n)],
+        options=getattr(models, f"{prefix}Options")(**SHORT.get(slug, {})),
+        seed=f"client-{slug}",
+    )
     created = api["create_match"].sync(client=anonymous, body=body)
     assert isinstance(created, models.MatchCreated), created
     match_id = created.match.id
-    seats = {int(seat): client_pkg.AuthenticatedClient(base_url=server, token=token,
-                                                       raise_on_unexpected_status=True)
-             for seat, token in created.tokens.additional_properties.items()}
+    seats = {
+        int(seat): client_pkg.AuthenticatedClient(
+            base_url=server, token=token, raise_on_unexpected_status=True
+        )
+        for seat, token in created.tokens.additional_properties.items()
+    }
 
     rnd = random.Random(slug)
-    for step in range(game.info.max_steps + 1):
+    for _step in range(game.info.max_steps + 1):
         summary = api["get_match"].sync(match_id=match_id, client=anonymous)
         if summary.status.value == "finished":
             break
@@ -107,8 +143,11 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
         # Built again through its own class: a typed move, not a dict.
         cls = type(move)
         move = cls(**{f.name: getattr(move, f.name) for f in attrs.fields(cls) if f.init})
-        result = api["submit_move"].sync(match_id=match_id, client=seats[seat],
-                                         body=models.MoveRequest(move=move, expected_version=summary.version))
+        result = api["submit_move"].sync(
+            match_id=match_id,
+            client=seats[seat],
+            body=models.MoveRequest(move=move, expected_version=summary.version),
+        )
         assert isinstance(result, models.MoveResponse), result
         assert result.version == summary.version + 1
         assert all(isinstance(e, event_classes) for e in result.events)
@@ -120,7 +159,9 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
     assert isinstance(final.view, view_class)
     assert isinstance(final.outcome, models.Outcome) and len(final.outcome.scores) == n
     history = api["list_events"].sync(match_id=match_id, client=anonymous, limit=500)
-    assert history.entries and all(isinstance(e, event_classes) for entry in history.entries for e in entry.events)
+    assert history.entries and all(
+        isinstance(e, event_classes) for entry in history.entries for e in entry.events
+    )
 
     # The stream's frames carry what the document says (x-item-schema: Entry), typed events included.
     frames = _stream_data(f"{server}/api/matches/{match_id}/stream", headers={"Last-Event-ID": "0"})
@@ -138,7 +179,7 @@ def _stream_data(url: str, headers: dict) -> list[dict]:
         assert response.headers["Content-Type"].startswith("text/event-stream")
         for line in response.iter_lines(decode_unicode=True):
             if line.startswith("event: "):
-                event = line[len("event: "):]
+                event = line[len("event: ") :]
             elif line.startswith("data: ") and event == "entry":
-                out.append(json.loads(line[len("data: "):]))
+                out.append(json.loads(line[len("data: ") :]))
     return out

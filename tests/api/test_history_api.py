@@ -1,11 +1,12 @@
 """Undo (every branch), time travel after undo, fork, export and import, over HTTP."""
+
 import random
 
 import pytest
 
-from service import create_app
-from service.registry import build_registry
-from service.testing import dice
+from gameroom import create_app
+from gameroom.registry import build_registry
+from gameroom.testing import dice
 
 
 @pytest.fixture
@@ -185,17 +186,25 @@ def test_export_import_round_trip_and_tampering_is_refused(h):
     r = h.post("/api/matches/import", doc)
     assert r.status_code == 201, r.get_json()
     imported = r.get_json()["match"]
-    assert imported["status"] == "finished" and imported["outcome"] == h.get(f"/api/matches/{m}").get_json()["outcome"]
+    assert (
+        imported["status"] == "finished"
+        and imported["outcome"] == h.get(f"/api/matches/{m}").get_json()["outcome"]
+    )
     assert h.state(imported["id"])["view"] == h.state(m)["view"]
     tampered = {**doc, "entries": [dict(e) for e in doc["entries"]]}
-    tampered["entries"][2] = {**tampered["entries"][2],
-                              "events": [{**tampered["entries"][2]["events"][0], "squares": 6}]}
+    tampered["entries"][2] = {
+        **tampered["entries"][2],
+        "events": [{**tampered["entries"][2]["events"][0], "squares": 6}],
+    }
     if tampered["entries"][2]["events"] == doc["entries"][2]["events"]:
         tampered["entries"][2]["events"][0]["squares"] = 5
     r = h.post("/api/matches/import", tampered)
     assert r.status_code == 422 and r.get_json()["code"] == "tampered-log"
     assert r.get_json()["version"] == 3 and r.get_json()["detail"].startswith("Version 3:")
-    assert h.post(f"/api/matches/{imported['id']}/moves", {"move": {"type": "step"}}, token=t[0]).status_code == 401
+    assert (
+        h.post(f"/api/matches/{imported['id']}/moves", {"move": {"type": "step"}}, token=t[0]).status_code
+        == 401
+    )
 
 
 def test_export_of_a_running_match_is_redacted_and_cannot_be_imported(h):

@@ -3,11 +3,12 @@ clear problem+json refusal with a stable code, changes nothing, and never a 5xx.
 
 Run against the app over a real redis-server (see tests/conftest.py).
 """
+
 import json
 
 import pytest
 
-from service.api.bodies import MAX_DEPTH
+from gameroom.api.bodies import MAX_DEPTH
 
 BIG = [2**63, 2**64, 2**64 + 1, 10**30]
 
@@ -32,12 +33,21 @@ def test_json_nested_1000_deep_is_refused_everywhere(api, expect_problem, depth)
     match_id, tokens = api.create()
     before = _lobby(api)
     seats = '[{"name": "Ana"}, {"name": "Bo", "x": %s}]' % _nested(depth)
-    expect_problem(_post_raw(api, "/api/matches", '{"game": "nim", "seats": %s}' % seats), 400, "json-too-deep")
+    expect_problem(
+        _post_raw(api, "/api/matches", '{"game": "nim", "seats": %s}' % seats), 400, "json-too-deep"
+    )
     move = '{"move": {"type": "take", "pile": 0, "count": 1, "x": %s}}' % _nested(depth)
-    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]), 400, "json-too-deep")
-    expect_problem(_post_raw(api, "/api/matches/import", '{"entries": %s}' % _nested(depth)), 400, "json-too-deep")
-    expect_problem(_post_raw(api, f"/api/matches/{match_id}/seats/0", '{"name": %s}' % _nested(depth)),
-                   400, "json-too-deep")
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]), 400, "json-too-deep"
+    )
+    expect_problem(
+        _post_raw(api, "/api/matches/import", '{"entries": %s}' % _nested(depth)), 400, "json-too-deep"
+    )
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/seats/0", '{"name": %s}' % _nested(depth)),
+        400,
+        "json-too-deep",
+    )
     assert _lobby(api) == before
     assert api.state(match_id)["version"] == 1
 
@@ -56,11 +66,13 @@ def test_integers_with_thousands_of_digits_are_refused(api, expect_problem, digi
     match_id, tokens = api.create()
     number = "9" * digits
     move = '{"move": {"type": "take", "pile": 0, "count": 1}, "expected_version": %s}' % number
-    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]),
-                   400, "number-out-of-range")
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/moves", move, token=tokens[0]), 400, "number-out-of-range"
+    )
     junk = '{"move": {"type": "take", "pile": 0, "count": %s}}' % number
-    expect_problem(_post_raw(api, f"/api/matches/{match_id}/moves", junk, token=tokens[0]),
-                   400, "number-out-of-range")
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/moves", junk, token=tokens[0]), 400, "number-out-of-range"
+    )
     options = '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "options": {"piles": [%s]}}' % number
     expect_problem(_post_raw(api, "/api/matches", options), 400, "number-out-of-range")
     assert api.state(match_id)["version"] == 1
@@ -85,17 +97,28 @@ def test_non_finite_numbers_are_refused(api, expect_problem, literal):
 @pytest.mark.parametrize("value", BIG)
 def test_offset_after_version_limit_at_2_63_2_64_and_beyond_are_refused(api, expect_problem, value):
     match_id, tokens = api.create()
-    for path in [f"/api/matches?offset={value}", f"/api/matches?limit={value}",
-                 f"/api/matches/{match_id}/events?after={value}", f"/api/matches/{match_id}/events?limit={value}",
-                 f"/api/matches/{match_id}/state?version={value}", f"/api/matches/{match_id}/state?seat={value}",
-                 f"/api/matches/{match_id}/stream?after={value}"]:
+    for path in [
+        f"/api/matches?offset={value}",
+        f"/api/matches?limit={value}",
+        f"/api/matches/{match_id}/events?after={value}",
+        f"/api/matches/{match_id}/events?limit={value}",
+        f"/api/matches/{match_id}/state?version={value}",
+        f"/api/matches/{match_id}/state?seat={value}",
+        f"/api/matches/{match_id}/stream?after={value}",
+    ]:
         expect_problem(api.get(path), 422, "validation-error")
-    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(value)}),
-                   400, "bad-last-event-id")
+    expect_problem(
+        api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(value)}),
+        400,
+        "bad-last-event-id",
+    )
     # beyond 64 bits the body itself is refused; within, the schema's bound refuses it
     status, code = (400, "number-out-of-range") if value > 2**63 - 1 else (422, "validation-error")
-    expect_problem(api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}, expected_version=value),
-                   status, code)
+    expect_problem(
+        api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}, expected_version=value),
+        status,
+        code,
+    )
     fork = api.post(f"/api/matches/{match_id}/fork", {"version": value})
     assert fork.status_code in (400, 422), fork.get_json()
     assert api.state(match_id)["version"] == 1
@@ -118,10 +141,13 @@ CONTROLS = ['"a\\u0000b"', '"tab\\there"', '"\\u001b[31mred"', '"line\\nbreak"',
 
 @pytest.mark.parametrize("name", SURROGATES + CONTROLS)
 def test_names_with_lone_surrogates_or_control_characters_are_refused_at_create_and_claim(
-        api, expect_problem, name):
+    api, expect_problem, name
+):
     status, code = (400, "invalid-unicode") if name in SURROGATES else (422, "validation-error")
     before = _lobby(api)
-    created = _post_raw(api, "/api/matches", '{"game": "nim", "seats": [{"name": %s}, {"name": "Bo"}]}' % name)
+    created = _post_raw(
+        api, "/api/matches", '{"game": "nim", "seats": [{"name": %s}, {"name": "Bo"}]}' % name
+    )
     expect_problem(created, status, code)
     assert _lobby(api) == before
     # The same name at claim: refused the same way, the seat stays open.
@@ -141,16 +167,20 @@ def test_names_with_lone_surrogates_or_control_characters_are_refused_at_create_
 
 def test_printable_unicode_names_are_still_welcome(api):
     match_id, _ = api.create(seats=[{"name": "Zoë 🚀"}, {"name": "👩‍👩‍👧 family"}])
-    assert [s["name"] for s in api.get(f"/api/matches/{match_id}").get_json()["seats"]] == ["Zoë 🚀",
-                                                                                          "👩‍👩‍👧 family"]
+    assert [s["name"] for s in api.get(f"/api/matches/{match_id}").get_json()["seats"]] == [
+        "Zoë 🚀",
+        "👩‍👩‍👧 family",
+    ]
 
 
 def test_lone_surrogates_are_refused_in_any_string_of_any_body(api, expect_problem):
     match_id, tokens = api.create()
-    for path, raw in [("/api/matches", '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "\\ud800"}'),
-                      ("/api/matches", '{"game": "\\ud800", "seats": []}'),
-                      (f"/api/matches/{match_id}/moves", '{"move": {"type": "\\udfff"}}'),
-                      (f"/api/matches/{match_id}/moves", '{"move": {"\\ud800": 1}}')]:
+    for path, raw in [
+        ("/api/matches", '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "\\ud800"}'),
+        ("/api/matches", '{"game": "\\ud800", "seats": []}'),
+        (f"/api/matches/{match_id}/moves", '{"move": {"type": "\\udfff"}}'),
+        (f"/api/matches/{match_id}/moves", '{"move": {"\\ud800": 1}}'),
+    ]:
         expect_problem(_post_raw(api, path, raw, token=tokens[0]), 400, "invalid-unicode")
     assert api.state(match_id)["version"] == 1
 
@@ -161,25 +191,30 @@ def test_lone_surrogates_are_refused_in_any_string_of_any_body(api, expect_probl
 def _finished_export(api):
     match_id, tokens = api.create(seed="import-me")
     while api.state(match_id)["status"] != "finished":
-        for seat, token in tokens.items():
+        for _seat, token in tokens.items():
             moves = api.legal(match_id, token)
             if moves:
                 assert api.move(match_id, token, moves[0]).status_code == 201
     return api.get(f"/api/matches/{match_id}/export").get_json()
 
 
-@pytest.mark.parametrize("seats, code", [
-    ([], "validation-error"),
-    ([{"name": "A"}], "bad-seat-count"),
-    ([{"name": "A"}, {"name": "B"}, {"name": "C"}], "bad-seat-count"),
-    ([{"name": "A"}] * 17, "validation-error"),
-    ([{"name": "A"}, {"name": "B", "ai": "grandmaster"}], "unknown-ai-level"),
-    ([{"name": "A"}, {"name": "\x07bell"}], "validation-error"),
-    ([{"name": "A"}, {"name": ""}], "validation-error"),
-    ([{"name": "A"}, None], "validation-error"),
-    ([{"name": "A"}, {}], "validation-error"),
-])
-def test_import_with_empty_or_wrong_sized_seats_bad_names_or_ai_levels_is_refused(api, expect_problem, seats, code):
+@pytest.mark.parametrize(
+    "seats, code",
+    [
+        ([], "validation-error"),
+        ([{"name": "A"}], "bad-seat-count"),
+        ([{"name": "A"}, {"name": "B"}, {"name": "C"}], "bad-seat-count"),
+        ([{"name": "A"}] * 17, "validation-error"),
+        ([{"name": "A"}, {"name": "B", "ai": "grandmaster"}], "unknown-ai-level"),
+        ([{"name": "A"}, {"name": "\x07bell"}], "validation-error"),
+        ([{"name": "A"}, {"name": ""}], "validation-error"),
+        ([{"name": "A"}, None], "validation-error"),
+        ([{"name": "A"}, {}], "validation-error"),
+    ],
+)
+def test_import_with_empty_or_wrong_sized_seats_bad_names_or_ai_levels_is_refused(
+    api, expect_problem, seats, code
+):
     doc = _finished_export(api)
     before = _lobby(api)
     expect_problem(_post_raw(api, "/api/matches/import", json.dumps({**doc, "seats": seats})), 422, code)
@@ -191,17 +226,35 @@ def test_fork_refuses_unknown_ai_levels_like_create(api, expect_problem):
     doc = _finished_export(api)
     match_id = [m["id"] for m in api.get("/api/matches?status=finished").get_json()["matches"]][0]
     before = _lobby(api)
-    expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]}),
-                   422, "unknown-ai-level")
-    expect_problem(api.post(f"/api/matches/{match_id}/fork",
-                            {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]}),
-                   422, "unknown-ai-level")
-    expect_problem(api.post(f"/api/matches/{match_id}/fork",
-                            {"version": 2, "seats": [{"name": "A"}, {"name": "\u0000"}]}), 422, "validation-error")
+    expect_problem(
+        api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]}),
+        422,
+        "unknown-ai-level",
+    )
+    expect_problem(
+        api.post(
+            f"/api/matches/{match_id}/fork",
+            {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": "god"}]},
+        ),
+        422,
+        "unknown-ai-level",
+    )
+    expect_problem(
+        api.post(
+            f"/api/matches/{match_id}/fork", {"version": 2, "seats": [{"name": "A"}, {"name": "\u0000"}]}
+        ),
+        422,
+        "validation-error",
+    )
     assert _lobby(api) == before
     level = api.get("/api/games/nim").get_json()["ai_levels"][0]
-    assert api.post(f"/api/matches/{match_id}/fork",
-                    {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": level}]}).status_code == 201
+    assert (
+        api.post(
+            f"/api/matches/{match_id}/fork",
+            {"version": 2, "seats": [{"name": "A"}, {"name": "B", "ai": level}]},
+        ).status_code
+        == 201
+    )
     assert doc["complete"] is True
 
 
@@ -221,14 +274,17 @@ def test_401_carries_www_authenticate_bearer(api, expect_problem):
     assert scheme.headers["WWW-Authenticate"].startswith("Bearer")
 
 
-@pytest.mark.parametrize("method, path, allowed", [
-    ("DELETE", "/api/matches", {"GET", "POST"}),
-    ("PUT", "/api/games", {"GET"}),
-    ("TRACE", "/api/readyz", {"GET"}),
-    ("PATCH", "/api/matches/{m}/moves", {"POST"}),
-    ("GET", "/api/matches/import", {"POST"}),
-    ("DELETE", "/api/matches/import", {"POST"}),
-])
+@pytest.mark.parametrize(
+    "method, path, allowed",
+    [
+        ("DELETE", "/api/matches", {"GET", "POST"}),
+        ("PUT", "/api/games", {"GET"}),
+        ("TRACE", "/api/readyz", {"GET"}),
+        ("PATCH", "/api/matches/{m}/moves", {"POST"}),
+        ("GET", "/api/matches/import", {"POST"}),
+        ("DELETE", "/api/matches/import", {"POST"}),
+    ],
+)
 def test_405_carries_allow(api, expect_problem, method, path, allowed):
     match_id, _ = api.create()
     response = api.call(method, path.format(m=match_id), validate=False)
@@ -250,7 +306,9 @@ def test_options_and_get_of_import_do_not_fall_into_match_id(api):
 def test_a_lone_surrogate_stored_before_the_fix_does_not_break_the_match_for_anyone(api, matches):
     # A name written before bodies with lone surrogates were refused: the match still reads.
     match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
-    matches.store.redis.hset(f"gameroom:{{{match_id}}}:meta", "seat:1", json.dumps({"name": "\ud800x", "ai": None}))
+    matches.store.redis.hset(
+        f"gameroom:{{{match_id}}}:meta", "seat:1", json.dumps({"name": "\ud800x", "ai": None})
+    )
     matches.store.redis.hset(f"gameroom:{{{match_id}}}:tokens", "0" * 64, 1)
     for path in ["", "/state", "/events", "/export"]:
         response = api.get(f"/api/matches/{match_id}{path}")

@@ -1,11 +1,16 @@
 """Idempotency-Key reused with a different body is refused (issue 13.5), the way payment
 APIs do it: 422 ``idempotency-key-reused``, nothing appended; the same body still replays."""
-from service.application import request_fingerprint
+
+from gameroom.application import request_fingerprint
 
 
 def _move(api, match_id, token, move, key, **body):
-    return api.post(f"/api/matches/{match_id}/moves", {"move": move, **body}, token=token,
-                    headers={"Idempotency-Key": key} if key else None)
+    return api.post(
+        f"/api/matches/{match_id}/moves",
+        {"move": move, **body},
+        token=token,
+        headers={"Idempotency-Key": key} if key else None,
+    )
 
 
 def _active(api, match_id, tokens):
@@ -30,8 +35,9 @@ def test_idempotency_key_reused_with_a_different_body_is_refused(api, expect_pro
 
     # Another move, or the same move with another expected version, under that key: refused.
     expect_problem(_move(api, match_id, token, other_move, key), 422, "idempotency-key-reused")
-    expect_problem(_move(api, match_id, token, first_move, key, expected_version=1),
-                   422, "idempotency-key-reused")
+    expect_problem(
+        _move(api, match_id, token, first_move, key, expected_version=1), 422, "idempotency-key-reused"
+    )
     assert api.state(match_id)["version"] == version
 
     # Keys are per seat: the other seat's own "pay-once" is a new request.

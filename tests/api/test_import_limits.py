@@ -1,12 +1,13 @@
 """Export -> import works for every real match (issue 13.7): the import's body limit follows
 the longest match an installed game allows, and is still a limit."""
+
 import json
 
 import pytest
 
-from service.api.history import import_max_body
-from service.config import Config
-from service.testing.conformance import play_random_match
+from gameroom.api.history import import_max_body
+from gameroom.config import Config
+from gameroom.testing.conformance import play_random_match
 
 SEEDS = ["long-0", "long-1", "long-2"]
 
@@ -21,8 +22,9 @@ def _largest_playout(game):
     """The longest-logged of a few random matches at the game's most seats."""
     best = None
     for seed in SEEDS:
-        _, entries = play_random_match(game, game.info.max_players, seed, thorough=False,
-                                       options=_options(game))
+        _, entries = play_random_match(
+            game, game.info.max_players, seed, thorough=False, options=_options(game)
+        )
         size = len(json.dumps(entries))
         if best is None or size > best[0]:
             best = (size, seed, entries)
@@ -33,10 +35,17 @@ def _largest_playout(game):
 def test_export_of_the_largest_matches_imports(api, registry, slug):
     game = registry.get(slug)
     size, seed, entries = _largest_playout(game)
-    doc = {"format": "gameroom-match", "format_version": 1, "game": slug,
-           "rules_version": game.info.rules_version, "complete": True,
-           "seats": [{"name": f"P{i}", "ai": None} for i in range(game.info.max_players)],
-           "options": _options(game), "seed": seed, "entries": entries}
+    doc = {
+        "format": "gameroom-match",
+        "format_version": 1,
+        "game": slug,
+        "rules_version": game.info.rules_version,
+        "complete": True,
+        "seats": [{"name": f"P{i}", "ai": None} for i in range(game.info.max_players)],
+        "options": _options(game),
+        "seed": seed,
+        "entries": entries,
+    }
     first = api.post("/api/matches/import", doc)
     assert first.status_code == 201, first.get_data(as_text=True)[:500]
     # What the server exports of that match imports again, whole.
@@ -62,8 +71,9 @@ def test_import_limit_follows_the_longest_game_and_is_still_a_limit(api, registr
     # as the largest entry seen in a random match of its game (and its setup) fits, for every game.
     for installed in registry:
         info = installed.game.info
-        _, entries = play_random_match(installed.game, info.max_players, "size", thorough=False,
-                                       options=_options(installed.game))
+        _, entries = play_random_match(
+            installed.game, info.max_players, "size", thorough=False, options=_options(installed.game)
+        )
         bound = info.max_steps or Config().import_max_steps
         worst = len(json.dumps(entries[0])) + bound * max(len(json.dumps(e)) for e in entries[1:])
         assert worst < limit, (info.slug, worst, limit)

@@ -2,13 +2,14 @@
 
 Every response is checked against openapi.yaml by the ``api`` fixture.
 """
+
 import json
 
-from rq.serializers import JSONSerializer
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
+from rq.serializers import JSONSerializer
 
-from service.eventstore import keys
+from gameroom.eventstore import keys
 
 from .conftest import problem
 
@@ -35,6 +36,7 @@ def _history(api, match_id, token=None):
 
 
 # -- resign --------------------------------------------------------------------
+
 
 def test_resign_ends_the_match_and_the_others_win(api):
     match_id, tokens, _admin = _create(api)
@@ -66,6 +68,7 @@ def test_resign_needs_a_seat_token(api):
 
 
 # -- leave and reclaim ---------------------------------------------------------------
+
 
 def test_leave_hands_the_seat_to_an_ai_and_revokes_the_token(api, redis_client):
     match_id, tokens, _admin = _create(api)
@@ -118,13 +121,17 @@ def test_a_seat_played_by_an_ai_refuses_its_persons_moves(api, matches):
 
 def test_leave_refuses_an_unknown_level_and_changes_nothing(api):
     match_id, tokens, _admin = _create(api)
-    problem(api.post(f"/api/matches/{match_id}/leave", {"level": "../../etc"}, token=tokens[0]),
-            422, "unknown-ai-level")
+    problem(
+        api.post(f"/api/matches/{match_id}/leave", {"level": "../../etc"}, token=tokens[0]),
+        422,
+        "unknown-ai-level",
+    )
     assert api.state(match_id)["version"] == 1
     assert api.state(match_id, tokens[0])["seat"] == 0
 
 
 # -- private matches, hidden names ------------------------------------------------------
+
 
 def _lobby_ids(api, **query):
     q = "&".join(f"{k}={v}" for k, v in query.items())
@@ -152,14 +159,16 @@ def test_the_lobby_hides_seat_names_when_asked(api):
 
 
 def test_creation_refuses_bad_lifecycle_settings(api):
-    for body, code in (({"clock": {}}, "validation-error"),
-                       ({"clock": {"per_move": 0}}, "validation-error"),
-                       ({"clock": {"per_move": "soon"}}, "validation-error"),
-                       ({"clock": {"per_move": 5, "increment": 2}}, "validation-error"),
-                       ({"clock": {"per_move": 5}, "timeout": {"action": "explode"}}, "validation-error"),
-                       ({"clock": {"per_move": 5}, "timeout": {"level": "nope"}}, "unknown-ai-level"),
-                       ({"timeout": {"action": "forfeit"}}, "timeout-without-clock"),
-                       ({"unlisted": "maybe"}, "validation-error")):
+    for body, code in (
+        ({"clock": {}}, "validation-error"),
+        ({"clock": {"per_move": 0}}, "validation-error"),
+        ({"clock": {"per_move": "soon"}}, "validation-error"),
+        ({"clock": {"per_move": 5, "increment": 2}}, "validation-error"),
+        ({"clock": {"per_move": 5}, "timeout": {"action": "explode"}}, "validation-error"),
+        ({"clock": {"per_move": 5}, "timeout": {"level": "nope"}}, "unknown-ai-level"),
+        ({"timeout": {"action": "forfeit"}}, "timeout-without-clock"),
+        ({"unlisted": "maybe"}, "validation-error"),
+    ):
         r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], **body})
         assert r.status_code == 422, (body, r.get_json())
         assert r.get_json()["code"] == code, (body, r.get_json())
@@ -167,9 +176,14 @@ def test_creation_refuses_bad_lifecycle_settings(api):
 
 # -- rematch ---------------------------------------------------------------------------
 
+
 def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
-    match_id, tokens, admin = _create(api, seats=[{"name": "Ana"}, {"name": "Bo"}, {"name": "Bot", "ai": "random"}],
-                                      game="stars-are-right", unlisted=True)
+    match_id, tokens, admin = _create(
+        api,
+        seats=[{"name": "Ana"}, {"name": "Bo"}, {"name": "Bot", "ai": "random"}],
+        game="stars-are-right",
+        unlisted=True,
+    )
     options = api.get(f"/api/matches/{match_id}").get_json()["options"]
     problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "match-not-finished")
     api.post(f"/api/matches/{match_id}/resign", token=tokens[1])
@@ -199,6 +213,7 @@ def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
 
 
 # -- clocks in every view -----------------------------------------------------------------
+
 
 class _Clock:
     def __init__(self, t):
@@ -252,7 +267,9 @@ def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
 def _sse(response):
     frames = []
     for block in response.get_data(as_text=True).split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":")
+        )
         if "data" in fields:
             frames.append(json.loads(fields["data"]))
     return frames
@@ -316,7 +333,7 @@ def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing
 
 
 def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api, matches):
-    from service.lifecycle import Lifecycle
+    from gameroom.lifecycle import Lifecycle
 
     matches.clock = _Clock(3_000_000.0)
     match_id, tokens, _admin = _create(api, clock={"per_move": 5})
@@ -329,7 +346,8 @@ def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api
     problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "seat-played-by-ai")
     [entry] = _history(api, match_id)[-1:]
     assert entry["action"] == "timeout" and entry["text"] == [
-        f"{['Ana', 'Bo'][first]} ran out of time; an AI (random) plays this turn."]
+        f"{['Ana', 'Bo'][first]} ran out of time; an AI (random) plays this turn."
+    ]
 
 
 def test_a_fork_of_a_clocked_match_starts_its_own_clocks_and_players(api, matches):

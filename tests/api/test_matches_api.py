@@ -45,12 +45,23 @@ def test_tokens_are_stored_only_hashed(api, redis_client):
 
 def test_bad_requests_are_problems_and_create_nothing(api, expect_problem, redis_client):
     before = redis_client.zcard("gameroom:matches")
-    expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "solo"}]}), 422, "bad-seat-count")
-    body = expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "a"}, {"name": "b", "ai": "god"}]}),
-                          422, "unknown-ai-level")
+    expect_problem(
+        api.post("/api/matches", {"game": "nim", "seats": [{"name": "solo"}]}), 422, "bad-seat-count"
+    )
+    body = expect_problem(
+        api.post("/api/matches", {"game": "nim", "seats": [{"name": "a"}, {"name": "b", "ai": "god"}]}),
+        422,
+        "unknown-ai-level",
+    )
     assert "seats" in body["errors"]
-    body = expect_problem(api.post("/api/matches", {"game": "nim", "seats": [{"name": "a"}, {"name": "b"}],
-                                                    "options": {"piles": "lots"}}), 422, "bad-options")
+    body = expect_problem(
+        api.post(
+            "/api/matches",
+            {"game": "nim", "seats": [{"name": "a"}, {"name": "b"}], "options": {"piles": "lots"}},
+        ),
+        422,
+        "bad-options",
+    )
     assert "piles" in body["errors"]["options"]
     body = expect_problem(api.post("/api/matches", {"seats": []}), 422, "validation-error")
     assert "game" in body["errors"]
@@ -63,7 +74,9 @@ def test_open_seats_wait_for_claims_then_the_match_starts(api, expect_problem):
     match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
     summary = api.get(f"/api/matches/{match_id}").get_json()
     assert summary["status"] == "waiting" and summary["seats"][1]["open"]
-    expect_problem(api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}), 409, "match-not-started")
+    expect_problem(
+        api.move(match_id, tokens[0], {"type": "take", "pile": 0, "count": 1}), 409, "match-not-started"
+    )
     assert api.legal(match_id, tokens[0]) == []
     r = api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"})
     assert r.status_code == 201
@@ -93,4 +106,6 @@ def test_probes(api):
 def test_unknown_match_is_404_everywhere(api, expect_problem):
     for path in ["", "/state", "/legal-moves", "/events", "/stream"]:
         expect_problem(api.get(f"/api/matches/nope{path}"), 404, "unknown-match")
-    expect_problem(api.post("/api/matches/nope/moves", {"move": {"type": "take"}}, token="x"), 404, "unknown-match")
+    expect_problem(
+        api.post("/api/matches/nope/moves", {"move": {"type": "take"}}, token="x"), 404, "unknown-match"
+    )

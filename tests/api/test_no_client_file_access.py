@@ -5,6 +5,7 @@ and directory listing this process makes while a request is handled, so a
 test can tell that a refused value was never opened, not only that it was
 refused.
 """
+
 import json
 import os
 import sys
@@ -14,13 +15,17 @@ from importlib import resources
 import pytest
 from marshmallow import fields
 
-from plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV, MAX_CARD_SET_BYTES
-from service import create_app
-from service.plugin_api import hookimpl
-from service.registry import build_registry
+from gameroom import create_app
+from gameroom.plugin_api import hookimpl
+from gameroom.plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV, MAX_CARD_SET_BYTES
+from gameroom.registry import build_registry
 
 TSE = "tiny-stellar-empires"
-SHIPPED = resources.files("plugins.tiny_stellar_empires").joinpath("data", "tiny-stellar-empires.json").read_text()
+SHIPPED = (
+    resources.files("gameroom.plugins.tiny_stellar_empires")
+    .joinpath("data", "tiny-stellar-empires.json")
+    .read_text()
+)
 CANARY = "canary-9f3ab1"  # text of the secret file: it must never come back
 _SEEN: list | None = None  # while a list: every (event, paths) the audit hook saw
 
@@ -64,16 +69,31 @@ def secret_file(tmp_path):
 def path_like_values(target):
     """Ways a client might smuggle a path to ``target`` (an existing file) into a string option."""
     up = "../" * 12
-    return [str(target), f"{up}{str(target).lstrip('/')}", f"file://{target}", f"service:{target}",
-            f"plugins.tiny_stellar_empires:{up}{str(target).lstrip('/')}", f"plugins:{target}",
-            str(target.with_suffix("")), str(target.parent / "." / target.name), f"{target}\x00.json",
-            "/etc/passwd", "service:/etc/passwd", "/dev/zero", "service:/dev/zero", "/proc/self/environ",
-            "~/.ssh/id_rsa", "C:\\Windows\\win.ini", "\\\\server\\share\\cards.json"]
+    return [
+        str(target),
+        f"{up}{str(target).lstrip('/')}",
+        f"file://{target}",
+        f"service:{target}",
+        f"gameroom.plugins.tiny_stellar_empires:{up}{str(target).lstrip('/')}",
+        f"plugins:{target}",
+        str(target.with_suffix("")),
+        str(target.parent / "." / target.name),
+        f"{target}\x00.json",
+        "/etc/passwd",
+        "service:/etc/passwd",
+        "/dev/zero",
+        "service:/dev/zero",
+        "/proc/self/environ",
+        "~/.ssh/id_rsa",
+        "C:\\Windows\\win.ini",
+        "\\\\server\\share\\cards.json",
+    ]
 
 
 def _create(api, game, options, seats=2):
-    return api.post("/api/matches", {"game": game, "seats": [{"name": f"P{i}"} for i in range(seats)],
-                                     "options": options})
+    return api.post(
+        "/api/matches", {"game": game, "seats": [{"name": f"P{i}"} for i in range(seats)], "options": options}
+    )
 
 
 def test_card_set_path_is_refused_without_opening_any_file(api, expect_problem, secret_file):
@@ -85,7 +105,9 @@ def test_card_set_path_is_refused_without_opening_any_file(api, expect_problem, 
             r = _create(api, TSE, {"card_set": value})
         expect_problem(r, 422, "bad-options")
         assert "never a path" in json.dumps(r.get_json()), value
-        assert touched(seen, str(secret_file.parent), "/etc/passwd", "/dev/zero", "/proc/self", ".ssh") == [], value
+        assert (
+            touched(seen, str(secret_file.parent), "/etc/passwd", "/dev/zero", "/proc/self", ".ssh") == []
+        ), value
 
 
 def test_card_set_refusal_does_not_reveal_whether_a_file_exists(api, secret_file):
@@ -98,8 +120,9 @@ def test_card_set_refusal_does_not_reveal_whether_a_file_exists(api, secret_file
     assert body("/etc/passwd") == body("/etc/no-such-file")
 
 
-def test_card_set_named_from_the_owners_folder_is_read_and_a_path_to_it_is_refused(api, expect_problem, tmp_path,
-                                                                                 monkeypatch):
+def test_card_set_named_from_the_owners_folder_is_read_and_a_path_to_it_is_refused(
+    api, expect_problem, tmp_path, monkeypatch
+):
     monkeypatch.setenv(CARD_SET_DIRS_ENV, str(tmp_path))
     data = json.loads(SHIPPED)
     data["empire_cards"][0]["name"] = "House rules"
@@ -115,7 +138,8 @@ def test_card_set_named_from_the_owners_folder_is_read_and_a_path_to_it_is_refus
 
 
 def test_oversized_device_or_pipe_card_set_in_the_owners_folder_is_refused_without_reading_it_all(
-        api, expect_problem, tmp_path, monkeypatch):
+    api, expect_problem, tmp_path, monkeypatch
+):
     monkeypatch.setenv(CARD_SET_DIRS_ENV, str(tmp_path))
     (tmp_path / "huge.json").write_bytes(b" " * (MAX_CARD_SET_BYTES + 1))
     body = expect_problem(_create(api, TSE, {"card_set": "huge"}), 422, "bad-options")
@@ -136,22 +160,30 @@ def test_card_set_registered_by_a_plugin_is_named_not_pathed(redis_server, redis
         return {"card_set": {"promo": tmp_path / "promo.json"}} if game.info.slug == TSE else None
 
     pack.gameroom_content = gameroom_content
-    app = create_app({"redis_url": redis_server.url, "ai_mode": "off"},
-                     build_registry(extra_plugins=[("promo-pack", pack)]))
+    app = create_app(
+        {"redis_url": redis_server.url, "ai_mode": "off"},
+        build_registry(extra_plugins=[("promo-pack", pack)]),
+    )
     client = app.test_client()
     seats = [{"name": "A"}, {"name": "B"}]
     r = client.post("/api/matches", json={"game": TSE, "seats": seats, "options": {"card_set": "promo"}})
     assert r.status_code == 201, r.get_json()
-    r = client.post("/api/matches", json={"game": TSE, "seats": seats,
-                                          "options": {"card_set": str(tmp_path / "promo.json")}})
+    r = client.post(
+        "/api/matches",
+        json={"game": TSE, "seats": seats, "options": {"card_set": str(tmp_path / "promo.json")}},
+    )
     assert r.status_code == 422 and r.get_json()["code"] == "bad-options"
 
 
 def _string_options(game):
     """Every option of ``game`` that accepts a string (String and free-form Raw fields)."""
     schema = game.schemas().options()
-    return [name for name, field in schema.fields.items() if isinstance(field, (fields.String, fields.Raw))
-            and not isinstance(field, (fields.Number, fields.Boolean))]
+    return [
+        name
+        for name, field in schema.fields.items()
+        if isinstance(field, (fields.String, fields.Raw))
+        and not isinstance(field, (fields.Number, fields.Boolean))
+    ]
 
 
 def test_no_string_option_of_any_installed_game_reaches_the_filesystem(api, registry, secret_file):
@@ -164,7 +196,10 @@ def test_no_string_option_of_any_installed_game_reaches_the_filesystem(api, regi
                 with watching() as seen:
                     r = _create(api, installed.slug, {option: value}, seats)
                 assert r.status_code in (201, 422), (installed.slug, option, value, r.get_json())
-                assert touched(seen, str(secret_file.parent), "/etc/passwd", "/dev/zero", "/proc/self", ".ssh") == []
+                assert (
+                    touched(seen, str(secret_file.parent), "/etc/passwd", "/dev/zero", "/proc/self", ".ssh")
+                    == []
+                )
                 assert CANARY not in r.get_data(as_text=True)  # nothing of the file's text comes back
                 tried += 1
     assert {i.slug for i in registry} >= {"nim", TSE, "stars-are-right", "look-at-the-stars"}
@@ -172,7 +207,7 @@ def test_no_string_option_of_any_installed_game_reaches_the_filesystem(api, regi
 
 
 def test_two_plugins_registering_one_card_set_name_is_refused_at_start_up(tmp_path):
-    from service.registry import PluginError
+    from gameroom.registry import PluginError
 
     def pack(name):
         module = types.ModuleType(name)

@@ -1,11 +1,12 @@
 """openapi.yaml is generated from the schemas, valid, and served."""
+
 from pathlib import Path
 
 import yaml
 from openapi_spec_validator import validate
 
-from service.app import _component_prefix
-from service.openapi import first_party, spec_yaml
+from gameroom.app import _component_prefix
+from gameroom.openapi import first_party, spec_yaml
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 
@@ -34,7 +35,10 @@ def test_the_served_document_is_the_committed_one_plus_the_installed_third_party
     committed = yaml.safe_load(SPEC.read_text())
     validate(served)
     assert served["paths"] == committed["paths"]
-    served_schemas, committed_schemas = served["components"].pop("schemas"), committed["components"].pop("schemas")
+    served_schemas, committed_schemas = (
+        served["components"].pop("schemas"),
+        committed["components"].pop("schemas"),
+    )
     assert served == committed
     third_party = [g for g in registry if g.distribution != "gameroom"]
     assert third_party, "the test environment installs examples/nim"

@@ -5,6 +5,7 @@ packages; ``.ci/run`` has them). Without ``npx`` the test is skipped and says so
 ``openapi-spec-validator`` (``test_openapi.py``) still checks the documents then.
 The two rules turned off in ``redocly.yaml`` are justified there.
 """
+
 import json
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.registry import build_registry
+from gameroom.registry import build_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 REDOCLY = "@redocly/cli@2.77.0"
@@ -24,13 +25,30 @@ def _lint(*paths: Path) -> dict:
     npx = shutil.which("npx")
     if npx is None:
         pytest.skip("SKIPPED the Redocly lint: npx is not on PATH (install Debian's nodejs and npm)")
-    done = subprocess.run([npx, "--yes", REDOCLY, "lint", *map(str, paths), "--config", str(ROOT / "redocly.yaml"),
-                           "--format=json"], check=False, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = subprocess.run(
+        [
+            npx,
+            "--yes",
+            REDOCLY,
+            "lint",
+            *map(str, paths),
+            "--config",
+            str(ROOT / "redocly.yaml"),
+            "--format=json",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     if done.returncode != 0 and any(code in done.stderr for code in OFFLINE):
         pytest.skip(f"SKIPPED the Redocly lint: npx could not fetch {REDOCLY}: {done.stderr[-300:]}")
     # One JSON report per file, one after the other: add them up.
     decoder, text, at = json.JSONDecoder(), done.stdout, done.stdout.find("{")
-    assert at >= 0, f"no report from redocly (exit {done.returncode}): {done.stdout[-500:]} {done.stderr[-2000:]}"
+    assert at >= 0, (
+        f"no report from redocly (exit {done.returncode}): {done.stdout[-500:]} {done.stderr[-2000:]}"
+    )
     merged = {"totals": {"errors": 0, "warnings": 0}, "problems": [], "files": 0}
     while at >= 0:
         report, end = decoder.raw_decode(text, at)
@@ -44,8 +62,11 @@ def _lint(*paths: Path) -> dict:
 
 
 def _problems(report: dict) -> list[str]:
-    return [f"{p.get('severity')} {p.get('ruleId')}: {p.get('message')} at "
-            f"{[loc.get('pointer') for loc in p.get('location', [])]}" for p in report.get("problems", [])]
+    return [
+        f"{p.get('severity')} {p.get('ruleId')}: {p.get('message')} at "
+        f"{[loc.get('pointer') for loc in p.get('location', [])]}"
+        for p in report.get("problems", [])
+    ]
 
 
 def test_the_committed_document_passes_the_recommended_rules():

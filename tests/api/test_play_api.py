@@ -1,4 +1,5 @@
 """Playing over HTTP only: moves, errors, races, retries, history, time travel, live stream."""
+
 import json
 import random
 import threading
@@ -52,17 +53,34 @@ def test_move_errors_have_stable_codes_and_change_nothing(api, expect_problem):
     expect_problem(api.move(match_id, token, TAKE, seat=1 - seat), 403, "not-your-seat")
     expect_problem(api.move(match_id, "not-a-token", TAKE), 401, "bad-token")
     expect_problem(api.move(match_id, None, TAKE), 401, "token-required")
-    expect_problem(api.call("POST", f"/api/matches/{match_id}/moves", {"move": TAKE},
-                            headers={"Authorization": "Basic abc"}), 401, "bad-token")
-    body = expect_problem(api.move(match_id, token, {"type": "take", "pile": 0, "count": 99}), 422, "illegal-move")
+    expect_problem(
+        api.call(
+            "POST", f"/api/matches/{match_id}/moves", {"move": TAKE}, headers={"Authorization": "Basic abc"}
+        ),
+        401,
+        "bad-token",
+    )
+    body = expect_problem(
+        api.move(match_id, token, {"type": "take", "pile": 0, "count": 99}), 422, "illegal-move"
+    )
     assert body["rule"] == "too-many" and "at most" in body["detail"]
-    body = expect_problem(api.move(match_id, token, {"type": "take", "pile": "zero", "count": 1}), 422, "illegal-move")
+    body = expect_problem(
+        api.move(match_id, token, {"type": "take", "pile": "zero", "count": 1}), 422, "illegal-move"
+    )
     assert body["rule"] == "no-such-pile"
-    expect_problem(api.post(f"/api/matches/{match_id}/moves", {"move": "take"}, token=token), 422, "validation-error")
-    expect_problem(api.call("POST", f"/api/matches/{match_id}/moves", raw=b"{nope", token=token), 400,
-                   "malformed-json")
-    expect_problem(api.call("POST", f"/api/matches/{match_id}/moves", raw=b'{"move":' + b" " * 70_000 + b"{}}",
-                            token=token), 413, "body-too-large")
+    expect_problem(
+        api.post(f"/api/matches/{match_id}/moves", {"move": "take"}, token=token), 422, "validation-error"
+    )
+    expect_problem(
+        api.call("POST", f"/api/matches/{match_id}/moves", raw=b"{nope", token=token), 400, "malformed-json"
+    )
+    expect_problem(
+        api.call(
+            "POST", f"/api/matches/{match_id}/moves", raw=b'{"move":' + b" " * 70_000 + b"{}}", token=token
+        ),
+        413,
+        "body-too-large",
+    )
     assert api.state(match_id)["version"] == version
 
 
@@ -98,8 +116,11 @@ def test_two_clients_racing_on_one_match_never_lose_or_duplicate(app, api):
     def fire(i):
         client = app.test_client()
         barrier.wait()
-        r = client.post(f"/api/matches/{match_id}/moves", json={"move": {"type": "take", "pile": i % 3, "count": 1 + i // 3}},
-                        headers={"Authorization": f"Bearer {token}"})
+        r = client.post(
+            f"/api/matches/{match_id}/moves",
+            json={"move": {"type": "take", "pile": i % 3, "count": 1 + i // 3}},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         results.append((r.status_code, r.get_json()))
 
     threads = [threading.Thread(target=fire, args=(i,)) for i in range(8)]
@@ -138,7 +159,12 @@ def test_state_etag_and_not_modified(api):
     assert other.status_code == 200, "another seat's view must not be served from the first seat's ETag"
     seat, token = _turn_token(api, match_id, tokens)
     api.move(match_id, token, TAKE)
-    assert api.get(f"/api/matches/{match_id}/state", token=tokens[0], headers={"If-None-Match": etag}).status_code == 200
+    assert (
+        api.get(
+            f"/api/matches/{match_id}/state", token=tokens[0], headers={"If-None-Match": etag}
+        ).status_code
+        == 200
+    )
 
 
 def test_time_travel_to_a_missing_version_is_404(api, expect_problem):
@@ -149,7 +175,9 @@ def test_time_travel_to_a_missing_version_is_404(api, expect_problem):
 def _sse(response):
     frames = []
     for block in response.get_data(as_text=True).split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":")
+        )
         if "data" in fields and fields.get("event") == "entry":
             frames.append((int(fields["id"]), json.loads(fields["data"])))
     return frames
@@ -176,12 +204,16 @@ def test_stream_delivers_live_entries_and_keep_alives(app, api):
     holder = {}
 
     def listen():
-        holder["body"] = app.test_client().get(f"/api/matches/{match_id}/stream",
-                                               headers={"Last-Event-ID": "1"}).get_data(as_text=True)
+        holder["body"] = (
+            app.test_client()
+            .get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "1"})
+            .get_data(as_text=True)
+        )
 
     listener = threading.Thread(target=listen)
     listener.start()
     import time
+
     time.sleep(0.5)
     api.move(match_id, token, TAKE)
     listener.join(10)
@@ -192,8 +224,9 @@ def test_stream_delivers_live_entries_and_keep_alives(app, api):
 @pytest.mark.parametrize("bad", ["abc", "-3"])
 def test_bad_last_event_id(api, expect_problem, bad):
     match_id, _ = api.create(seed="sse-bad")
-    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": bad}), 400,
-                   "bad-last-event-id")
+    expect_problem(
+        api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": bad}), 400, "bad-last-event-id"
+    )
 
 
 def test_include_legal_moves_saves_a_request(api, matches):
@@ -215,34 +248,44 @@ def test_a_process_whose_cached_match_is_behind_still_judges_moves_on_the_latest
     process's appends make that fold stale, and then the move must be judged
     again on the latest state: accepted when it is legal now, stale/illegal
     exactly as if nothing had been cached."""
-    from service import create_app
+    from gameroom import create_app
 
     other = create_app({"redis_url": redis_server.url, "ai_mode": "off"}, registry)
     here, there = app.test_client(), other.test_client()
 
     def post(client, token, move, **body):
-        return client.post(f"/api/matches/{match_id}/moves", json={"move": move, **body},
-                           headers={"Authorization": f"Bearer {token}"})
+        return client.post(
+            f"/api/matches/{match_id}/moves",
+            json={"move": move, **body},
+            headers={"Authorization": f"Bearer {token}"},
+        )
 
-    r = here.post("/api/matches", json={"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "two-procs",
-                                        "options": {"piles": [9, 9]}})
+    r = here.post(
+        "/api/matches",
+        json={
+            "game": "nim",
+            "seats": [{"name": "A"}, {"name": "B"}],
+            "seed": "two-procs",
+            "options": {"piles": [9, 9]},
+        },
+    )
     match_id = r.get_json()["match"]["id"]
     tokens = {int(k): v for k, v in r.get_json()["tokens"].items()}
     a = r.get_json()["match"]["active_seats"][0]
     b = 1 - a
     take = lambda pile, count: {"type": "take", "pile": pile, "count": count}  # noqa: E731
-    assert post(here, tokens[a], take(0, 1)).status_code == 201    # v2 [8, 9]: cached here, b to move
-    assert post(there, tokens[b], take(1, 1)).status_code == 201   # v3 [8, 8]
-    assert post(there, tokens[a], take(1, 1)).status_code == 201   # v4 [8, 7]
+    assert post(here, tokens[a], take(0, 1)).status_code == 201  # v2 [8, 9]: cached here, b to move
+    assert post(there, tokens[b], take(1, 1)).status_code == 201  # v3 [8, 8]
+    assert post(there, tokens[a], take(1, 1)).status_code == 201  # v4 [8, 7]
     # Legal on here's cached v2 too, but the append finds v4: judged again there, still legal.
     r = post(here, tokens[b], take(1, 3))
-    assert r.status_code == 201 and r.get_json()["version"] == 5, r.get_json()            # [8, 4]
+    assert r.status_code == 201 and r.get_json()["version"] == 5, r.get_json()  # [8, 4]
     assert r.get_json()["state"]["view"]["piles"] == [8, 4]
-    assert post(there, tokens[a], take(0, 1)).status_code == 201   # v6 [7, 4]
+    assert post(there, tokens[a], take(0, 1)).status_code == 201  # v6 [7, 4]
     # Here's cached v5 says it is a's turn: judged on v6, it is b's.
     r = post(here, tokens[b], take(0, 1))
-    assert r.status_code == 201 and r.get_json()["version"] == 7, r.get_json()            # [6, 4]
-    assert post(there, tokens[a], take(1, 4)).status_code == 201   # v8 [6, 0]
+    assert r.status_code == 201 and r.get_json()["version"] == 7, r.get_json()  # [6, 4]
+    assert post(there, tokens[a], take(1, 4)).status_code == 201  # v8 [6, 0]
     # Legal on nothing here has seen at v8 (pile 1 is empty now): the latest state's refusal.
     r = post(here, tokens[b], take(1, 1))
     assert r.status_code == 422 and r.get_json()["rule"] == "too-many", r.get_json()
@@ -250,7 +293,7 @@ def test_a_process_whose_cached_match_is_behind_still_judges_moves_on_the_latest
     r = post(here, tokens[b], take(0, 1), expected_version=8)
     assert r.status_code == 201 and r.get_json()["version"] == 9, r.get_json()
     # ...and one behind the latest is stale even though it equals what this process has cached.
-    assert post(there, tokens[a], take(0, 1)).status_code == 201   # v10
+    assert post(there, tokens[a], take(0, 1)).status_code == 201  # v10
     r = post(here, tokens[b], take(0, 1), expected_version=9)
     assert r.status_code == 409 and r.get_json()["code"] == "stale-version", r.get_json()
     assert r.get_json()["current_version"] == 10

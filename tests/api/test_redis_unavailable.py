@@ -3,6 +3,7 @@
 A real redis-server of the test's own, SIGKILLed or SIGSTOPped; the app on
 its shipped defaults (``redis_timeout`` 2 s).
 """
+
 import logging
 import os
 import signal
@@ -10,10 +11,10 @@ import threading
 
 import pytest
 
-from service import create_app
-from service.api import problems
-from service.config import Config
-from service.eventstore.embedded import EmbeddedRedis
+from gameroom import create_app
+from gameroom.api import problems
+from gameroom.config import Config
+from gameroom.eventstore.embedded import EmbeddedRedis
 
 MEDIA = "application/problem+json"
 
@@ -55,8 +56,11 @@ def test_redis_down_answers_503_with_retry_after_and_logs_one_line(setup, own_re
         client.get(f"/api/matches/{match_id}"),
         client.get(f"/api/matches/{match_id}/state", headers=auth),
         client.get(f"/api/matches/{match_id}/legal-moves", headers=auth),
-        client.post(f"/api/matches/{match_id}/moves", json={"move": {"type": "take", "pile": 0, "count": 1}},
-                    headers={**auth, "Idempotency-Key": "x"}),
+        client.post(
+            f"/api/matches/{match_id}/moves",
+            json={"move": {"type": "take", "pile": 0, "count": 1}},
+            headers={**auth, "Idempotency-Key": "x"},
+        ),
         client.post("/api/matches", json={"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]}),
         client.get(f"/api/matches/{match_id}/events"),
         client.get("/api/matches"),

@@ -4,18 +4,19 @@ Over HTTP on the real Redis. The ``default_app`` runs with the settings every
 server gets (no seed setting at all); ``reproducible_app`` with the explicit
 GAMEROOM_REPRODUCIBLE_SEEDS setting.
 """
+
 import threading
 
 import pytest
 
-from service import create_app
-from service.config import Config
-from service.core import decider
-from service.core.rng import Seeding
-from service.eventstore.seed_secret import load_or_create
-from service.history import TamperedLog, verify_log
-from service.registry import build_registry
-from service.testing import dice
+from gameroom import create_app
+from gameroom.config import Config
+from gameroom.core import decider
+from gameroom.core.rng import Seeding
+from gameroom.eventstore.seed_secret import load_or_create
+from gameroom.history import TamperedLog, verify_log
+from gameroom.registry import build_registry
+from gameroom.testing import dice
 
 TSE = "tiny-stellar-empires"
 
@@ -44,8 +45,15 @@ def default_client(default_app):
 def _create(client, game, seats, seed):
     # A long dice race (about 30 rolls) so that no test's claim rests on a few dice agreeing by chance.
     options = {"goal": 60} if game == "dice-race" else {}
-    r = client.post("/api/matches", json={"game": game, "seats": [{"name": f"P{i}"} for i in range(seats)],
-                                          "seed": seed, "options": options})
+    r = client.post(
+        "/api/matches",
+        json={
+            "game": game,
+            "seats": [{"name": f"P{i}"} for i in range(seats)],
+            "seed": seed,
+            "options": options,
+        },
+    )
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
     return body["match"]["id"], {int(k): v for k, v in body["tokens"].items()}
@@ -111,8 +119,9 @@ def test_concurrent_first_starts_agree_on_one_seed_secret_kept_in_redis(redis_se
     assert load_or_create(redis_client) == found[0]  # a later start reads it back
 
 
-def test_two_servers_on_one_redis_share_the_secret_and_a_configured_secret_replaces_it(redis_server, redis_client,
-                                                                                      games):
+def test_two_servers_on_one_redis_share_the_secret_and_a_configured_secret_replaces_it(
+    redis_server, redis_client, games
+):
     one = _app(redis_server, games).extensions["gameroom"].seeding
     two = _app(redis_server, games).extensions["gameroom"].seeding
     assert one == two and not one.is_reproducible
@@ -128,8 +137,11 @@ def _finish(client, match_id, tokens):
         if state["status"] == "finished":
             return
         [seat] = state["active_seats"]
-        r = client.post(f"/api/matches/{match_id}/moves", json={"move": {"type": "roll"}},
-                        headers={"Authorization": f"Bearer {tokens[seat]}"})
+        r = client.post(
+            f"/api/matches/{match_id}/moves",
+            json={"move": {"type": "roll"}},
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+        )
         assert r.status_code == 201, r.get_json()
 
 
@@ -187,4 +199,8 @@ def test_fork_seed_is_fresh_on_a_default_server_and_derived_only_when_reproducib
     secret = Seeding.with_secret("c" * 32)
     assert secret.fork_seed("parent", 3) != secret.fork_seed("parent", 3)
     assert "parent" not in {secret.fork_seed("parent", 3), secret.match_seed("m1", "parent")}
-    assert Seeding.reproducible().fork_seed("parent", 3) == Seeding.reproducible().fork_seed("parent", 3) != "parent"
+    assert (
+        Seeding.reproducible().fork_seed("parent", 3)
+        == Seeding.reproducible().fork_seed("parent", 3)
+        != "parent"
+    )

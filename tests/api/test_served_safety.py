@@ -2,6 +2,7 @@
 its own process. Chunked bodies over the limit (issue 13.3) and concurrent retries of
 one Idempotency-Key (issue 15.4).
 """
+
 import http.client
 import json
 import threading
@@ -10,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from service.config import Config
-from service.testing.served import Served
+from gameroom.config import Config
+from gameroom.testing.served import Served
 
 RETRIES = 6  # concurrent copies of each request
 
@@ -35,8 +36,9 @@ def _chunked_post(server, path, prefix: bytes, filler: int, suffix: bytes):
             yield b"x" * n
         yield suffix
 
-    connection.request("POST", path, body=body(), headers={"Content-Type": "application/json"},
-                       encode_chunked=True)
+    connection.request(
+        "POST", path, body=body(), headers={"Content-Type": "application/json"}, encode_chunked=True
+    )
     response = connection.getresponse()
     data = response.read()
     connection.close()
@@ -81,8 +83,12 @@ def _fire(server, match_id, jobs):
         token, key, body = job
         session = requests.Session()
         barrier.wait(30)
-        r = session.post(f"{server.base}/api/matches/{match_id}/moves", json=body, timeout=60,
-                         headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key})
+        r = session.post(
+            f"{server.base}/api/matches/{match_id}/moves",
+            json=body,
+            timeout=60,
+            headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key},
+        )
         with lock:
             answers[key].append((r.status_code, r.json()))
 
@@ -106,7 +112,9 @@ def _check_same_result(answers, applied: dict):
 def _history(server, match_id):
     entries, after = [], 0
     while True:
-        page = requests.get(f"{server.base}/api/matches/{match_id}/events?after={after}&limit=500", timeout=30).json()
+        page = requests.get(
+            f"{server.base}/api/matches/{match_id}/events?after={after}&limit=500", timeout=30
+        ).json()
         if not page["entries"]:
             return entries
         entries += page["entries"]
@@ -121,8 +129,11 @@ def test_concurrent_retries_of_one_idempotency_key_all_get_the_original_result_t
         if state["status"] == "finished":
             break
         seat = state["active_seats"][0]
-        legal = requests.get(f"{server.base}/api/matches/{match_id}/legal-moves", timeout=10,
-                             headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["moves"]
+        legal = requests.get(
+            f"{server.base}/api/matches/{match_id}/legal-moves",
+            timeout=10,
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+        ).json()["moves"]
         body = {"move": legal[-1]}
         if step % 2:  # half the steps also name the version they were decided on
             body["expected_version"] = state["version"]
@@ -133,7 +144,9 @@ def test_concurrent_retries_of_one_idempotency_key_all_get_the_original_result_t
     assert len(history) == 1 + len(applied) and sorted(applied.values()) == list(range(2, len(history) + 1))
 
 
-def test_concurrent_retries_of_one_idempotency_key_all_get_the_original_result_in_a_simultaneous_phase(server):
+def test_concurrent_retries_of_one_idempotency_key_all_get_the_original_result_in_a_simultaneous_phase(
+    server,
+):
     # Look at the Stars: every seat acts at once, each seat's move retried concurrently.
     seats = [{"name": f"P{i}"} for i in range(4)]
     match_id, tokens = _create(server, "look-at-the-stars", seats)
@@ -144,8 +157,11 @@ def test_concurrent_retries_of_one_idempotency_key_all_get_the_original_result_i
             break
         jobs = []
         for seat in state["active_seats"]:
-            legal = requests.get(f"{server.base}/api/matches/{match_id}/legal-moves", timeout=10,
-                                 headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["moves"]
+            legal = requests.get(
+                f"{server.base}/api/matches/{match_id}/legal-moves",
+                timeout=10,
+                headers={"Authorization": f"Bearer {tokens[seat]}"},
+            ).json()["moves"]
             if legal:
                 body = {"move": legal[0]}
                 if rounds % 2:

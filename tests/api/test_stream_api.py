@@ -1,5 +1,6 @@
 """The live stream's contract in-process: caps with Retry-After, the end of a finished match,
 each caller's own redaction."""
+
 import json
 import random
 import threading
@@ -7,13 +8,22 @@ import time
 
 import pytest
 
-from service import create_app
+from gameroom import create_app
 
 
 @pytest.fixture
 def capped(redis_server, redis_client, registry):
-    return create_app({"redis_url": redis_server.url, "ai_mode": "off", "sse_max_streams": 3,
-                       "sse_max_streams_per_client": 2, "sse_keepalive": 0.2, "sse_max_age": 2.0}, registry)
+    return create_app(
+        {
+            "redis_url": redis_server.url,
+            "ai_mode": "off",
+            "sse_max_streams": 3,
+            "sse_max_streams_per_client": 2,
+            "sse_keepalive": 0.2,
+            "sse_max_age": 2.0,
+        },
+        registry,
+    )
 
 
 def _open(client, match_id, addr):
@@ -22,7 +32,9 @@ def _open(client, match_id, addr):
 
 def test_stream_caps_per_client_address_429_and_per_process_503_with_retry_after(capped, expect_problem):
     client = capped.test_client()
-    created = client.post("/api/matches", json={"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]})
+    created = client.post(
+        "/api/matches", json={"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
+    )
     match_id = created.get_json()["match"]["id"]
     hub = capped.extensions["gameroom_hub"]
     held = [_open(client, match_id, "10.0.0.1"), _open(client, match_id, "10.0.0.1")]
@@ -60,15 +72,18 @@ def test_a_finished_match_stream_sends_its_last_entries_then_ends_and_a_reconnec
 
 def test_resuming_after_a_version_the_match_does_not_have_is_refused(api, expect_problem):
     match_id, _ = api.create(game="tic-tac-toe", seats=[{"name": "X"}, {"name": "O"}])
-    expect_problem(api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "2"}), 400,
-                   "bad-last-event-id")
+    expect_problem(
+        api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "2"}), 400, "bad-last-event-id"
+    )
     expect_problem(api.get(f"/api/matches/{match_id}/stream?after=99"), 400, "bad-last-event-id")
 
 
 def _entries(body):
     frames = []
     for block in body.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":")
+        )
         if fields.get("event") == "entry":
             frames.append(json.loads(fields["data"]))
     return frames
@@ -84,7 +99,9 @@ def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, r
 
     def listen(name, token):
         path = f"/api/matches/{match_id}/stream" + (f"?token={token}" if token else "")
-        bodies[name] = app.test_client().get(path, headers={"Last-Event-ID": str(start)}).get_data(as_text=True)
+        bodies[name] = (
+            app.test_client().get(path, headers={"Last-Event-ID": str(start)}).get_data(as_text=True)
+        )
 
     # Streams that stay open while the moves are played (up to 10 s), in a second app on the same Redis.
     app = create_app({"redis_url": redis_server.url, "ai_mode": "off", "sse_max_age": 10.0}, registry)
@@ -98,7 +115,9 @@ def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, r
         if summary["status"] == "finished":
             break
         seat = rnd.choice(summary["active_seats"])
-        assert api.move(match_id, tokens[seat], rnd.choice(api.legal(match_id, tokens[seat]))).status_code == 201
+        assert (
+            api.move(match_id, tokens[seat], rnd.choice(api.legal(match_id, tokens[seat]))).status_code == 201
+        )
     for t in listeners:
         t.join(15)
     seen = {name: _entries(body) for name, body in bodies.items()}

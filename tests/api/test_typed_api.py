@@ -1,11 +1,12 @@
 """The typed API: operationIds, declared headers, discriminated unions, per-game documents,
 and moves with keys their type does not take refused (issue 18, issue 13 item 4)."""
+
 import re
 
 import pytest
 from openapi_spec_validator import validate
 
-from service.registry import build_registry
+from gameroom.registry import build_registry
 
 SLUGS = [g.slug for g in build_registry()]
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -28,7 +29,14 @@ def test_every_operation_has_a_stable_unique_operation_id(served):
     assert None not in ids
     assert len(ids) == len(set(ids))
     assert all(re.fullmatch(r"[a-z][A-Za-z]+", i) for i in ids), ids
-    assert {"createMatch", "submitMove", "getState", "getLegalMoves", "streamEvents", "getGameOpenapi"} <= set(ids)
+    assert {
+        "createMatch",
+        "submitMove",
+        "getState",
+        "getLegalMoves",
+        "streamEvents",
+        "getGameOpenapi",
+    } <= set(ids)
 
 
 def test_the_headers_the_server_reads_and_sends_are_declared(served):
@@ -60,8 +68,8 @@ def test_the_stream_is_documented_as_server_sent_events_of_entries(served):
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_move_and_event_type_is_its_own_schema_in_a_discriminated_union(served, registry, slug):
-    from service import tagged
-    from service.app import _component_prefix
+    from gameroom import tagged
+    from gameroom.app import _component_prefix
 
     game = registry.get(slug)
     schemas = served["components"]["schemas"]
@@ -79,8 +87,9 @@ def test_every_move_and_event_type_is_its_own_schema_in_a_discriminated_union(se
             assert variant["properties"]["type"]["enum"] == [value]
             assert "type" in variant["required"]
             for name, prop in variant["properties"].items():
-                assert prop.get("type") or prop.get("$ref") or prop.get("allOf") or prop.get("oneOf"), \
+                assert prop.get("type") or prop.get("$ref") or prop.get("allOf") or prop.get("oneOf"), (
                     f"{ref} property {name} is untyped"
+                )
     # every move the game may offer has a type the union names
     flat = game.schemas().move._declared_fields["type"]
     offered = next((v.choices for v in flat.validators if hasattr(v, "choices")), None)
@@ -96,15 +105,20 @@ def test_first_party_views_have_no_untyped_or_write_only_properties(served):
             continue
         for prop_name, prop in schema.get("properties", {}).items():
             assert not prop.get("writeOnly"), f"{name}.{prop_name} is writeOnly"
-            assert prop.get("type") or prop.get("$ref") or prop.get("allOf") or prop.get("oneOf") \
-                or prop.get("anyOf"), f"{name}.{prop_name} has no type"
+            assert (
+                prop.get("type")
+                or prop.get("$ref")
+                or prop.get("allOf")
+                or prop.get("oneOf")
+                or prop.get("anyOf")
+            ), f"{name}.{prop_name} has no type"
     up = schemas["StarsAreRightView"]["properties"]["up"]
     assert up["type"] == "array" and up["items"]["type"] == "string" and up["minItems"] == 25
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_the_per_game_document_types_the_match_operations_for_that_game(client, registry, slug):
-    from service.app import _component_prefix
+    from gameroom.app import _component_prefix
 
     response = client.get(f"/api/games/{slug}/openapi.json")
     assert response.status_code == 200
@@ -116,7 +130,9 @@ def test_the_per_game_document_types_the_match_operations_for_that_game(client, 
     assert schemas["MoveRequest"]["properties"]["move"] == move
     assert schemas["LegalMoves"]["properties"]["moves"]["items"] == move
     assert schemas["State"]["properties"]["view"] == {"$ref": f"#/components/schemas/{prefix}View"}
-    assert schemas["Entry"]["properties"]["events"]["items"] == {"$ref": f"#/components/schemas/{prefix}Event"}
+    assert schemas["Entry"]["properties"]["events"]["items"] == {
+        "$ref": f"#/components/schemas/{prefix}Event"
+    }
     assert schemas["MatchCreate"]["properties"]["game"]["enum"] == [slug]
     others = [_component_prefix(g.slug) for g in registry if g.slug != slug]
     leaked = [n for n in schemas if any(n.startswith(o) and not n.startswith(prefix) for o in others)]
@@ -136,11 +152,13 @@ SHORT = {"stars-are-right": {"turn_limit": 2}}
 @pytest.mark.parametrize("slug", SLUGS)
 @pytest.mark.parametrize("junk", [{"junk": 1}, {"seat": 0, "x" * 300: None}, {"type_": "take"}])
 def test_a_move_with_a_key_its_type_does_not_take_is_refused_and_changes_nothing(
-        api, matches, expect_problem, slug, junk):
+    api, matches, expect_problem, slug, junk
+):
     game = matches.registry.get(slug)
     n = max(2, game.info.min_players)
-    match_id, tokens = api.create(slug, [{"name": f"P{i}"} for i in range(n)], options=SHORT.get(slug, {}),
-                                  seed=f"junk-{slug}")
+    match_id, tokens = api.create(
+        slug, [{"name": f"P{i}"} for i in range(n)], options=SHORT.get(slug, {}), seed=f"junk-{slug}"
+    )
     summary = api.get(f"/api/matches/{match_id}").get_json()
     seat = summary["active_seats"][0]
     legal = api.legal(match_id, tokens[seat])[0]
@@ -154,5 +172,8 @@ def test_a_move_with_a_key_its_type_does_not_take_is_refused_and_changes_nothing
     # the very same move without the junk is legal: the key alone was refused
     r = api.move(match_id, tokens[seat], legal)
     assert r.status_code == 201, r.get_json()
-    assert all(set(e["move"]) <= set(legal) for e in api.get(
-        f"/api/matches/{match_id}/events", token=tokens[seat]).get_json()["entries"] if "move" in e)
+    assert all(
+        set(e["move"]) <= set(legal)
+        for e in api.get(f"/api/matches/{match_id}/events", token=tokens[seat]).get_json()["entries"]
+        if "move" in e
+    )

@@ -7,6 +7,7 @@ skipped, and the summary says so in one line. ``GAMEROOM_CHROMIUM`` points at
 another Chromium binary. Screenshots go to ``tests/browser/screenshots/``
 (git-ignored).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,15 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("GAMEROOM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = Path(__file__).with_name("screenshots")
 GAMEROOM = Path(sys.executable).with_name("gameroom")
 HERE = Path(__file__).parent
@@ -32,8 +40,10 @@ HERE = Path(__file__).parent
 
 def _why_skipped() -> str | None:
     if not Path(CHROMIUM).exists():
-        return (f"browser tests skipped: no Chromium at {CHROMIUM} "
-                "(apt-get install -y chromium, or set GAMEROOM_CHROMIUM)")
+        return (
+            f"browser tests skipped: no Chromium at {CHROMIUM} "
+            "(apt-get install -y chromium, or set GAMEROOM_CHROMIUM)"
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -55,7 +65,9 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_terminal_summary(terminalreporter):
     if SKIP:
-        terminalreporter.write_line(SKIP.upper().split(":")[0] + ":" + SKIP.split(":", 1)[1], yellow=True, bold=True)
+        terminalreporter.write_line(
+            SKIP.upper().split(":")[0] + ":" + SKIP.split(":", 1)[1], yellow=True, bold=True
+        )
 
 
 def _free_port() -> int:
@@ -73,12 +85,17 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / "serve.log"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
-                                     cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
+            cwd=self.folder,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -107,7 +124,9 @@ def server(tmp_path_factory):
     yield running
     running.stop()
     SHOTS.mkdir(exist_ok=True)
-    shutil.copy(running.log_path, SHOTS / "serve.log")  # kept beside the screenshots for a look after a failure
+    shutil.copy(
+        running.log_path, SHOTS / "serve.log"
+    )  # kept beside the screenshots for a look after a failure
 
 
 @pytest.fixture(scope="session")
@@ -158,7 +177,9 @@ class Tab:
 
     # -- lobby and play, as a person does them: by clicking --------------------
 
-    def create(self, game: str, seats: list[tuple[str, str]], options: dict | None = None, seed: str | None = None):
+    def create(
+        self, game: str, seats: list[tuple[str, str]], options: dict | None = None, seed: str | None = None
+    ):
         """Create a match from the lobby form; returns (match id, {seat: invitation link})."""
         page = self.page
         page.select_option("#new-game", game)
@@ -196,7 +217,8 @@ class Tab:
             " return s && (s.textContent.startsWith('Finished')"
             " || (s.textContent.startsWith('Your turn')"
             "     && document.querySelector('#moves button.move:not([disabled])'))); }",
-            timeout=timeout)
+            timeout=timeout,
+        )
         return not self.state_line().startswith("Finished")
 
     def click_move(self, rng, prefer=()) -> str:
@@ -221,11 +243,14 @@ class Tab:
             "([s, m]) => (document.querySelector('#status')?.textContent !== s)"
             " || (document.querySelector('#message')?.textContent !== m"
             "     && document.querySelector('#moves button.move:not([disabled])'))",
-            arg=list(before))
+            arg=list(before),
+        )
         return label
 
-    BOARD_MOVES = ("#board .board-move:not([disabled]), #board .push:not([disabled]), #board .cell:not([disabled]),"
-                   " #board .target")
+    BOARD_MOVES = (
+        "#board .board-move:not([disabled]), #board .push:not([disabled]), #board .cell:not([disabled]),"
+        " #board .target"
+    )
     CONFIRM = "#board .place:not([disabled]), #board .use-power:not([disabled])"
 
     def click_board(self, rng, prefer=()) -> str:
@@ -235,7 +260,9 @@ class Tab:
         targets = page.locator(self.BOARD_MOVES).all()
         assert targets, "the board offers no move although the seat may act"
         labels = [t.text_content() for t in targets]
-        preferred = [t for t, label in zip(targets, labels) if any(label.lower().startswith(p) for p in prefer)]
+        preferred = [
+            t for t, label in zip(targets, labels) if any(label.lower().startswith(p) for p in prefer)
+        ]
         target = rng.choice(preferred or targets)
         label = target.text_content()
         target.click()
@@ -256,7 +283,8 @@ class Tab:
             "([s, m]) => (document.querySelector('#status')?.textContent !== s)"
             " || (document.querySelector('#message')?.textContent !== m"
             "     && document.querySelector('#moves button.move:not([disabled])'))",
-            arg=list(before))
+            arg=list(before),
+        )
         return label
 
     def play_to_end(self, rng, limit: int, prefer=(), board: bool = False) -> int:
@@ -293,4 +321,3 @@ def open_tab(browser, server):
         assert tab.unexpected_errors() == [], "console errors in the page"
         leaked = [u for u in tab.urls if "token=" in u and "/stream?" not in u]
         assert leaked == [], "a token in a URL query other than the stream's"
-

@@ -3,6 +3,7 @@
 AI seats use the ``random`` level (the fastest) to keep these tests short; the
 server runs with the shipped defaults.
 """
+
 import random
 import re
 
@@ -19,9 +20,10 @@ def test_generic_renderer_plays_nim_against_the_ai_to_the_end(open_tab):
     tab.page.click("text=Play as Ana")
     tab.page.wait_for_selector("#board dl.tree")
     assert tab.page.locator("#board dt", has_text="piles").count() == 1
-    first = tab.page.locator("#moves button.move").first
     tab.wait_turn()
-    assert re.fullmatch(r"take · pile \d · count \d+", tab.page.locator("#moves button.move").first.text_content())
+    assert re.fullmatch(
+        r"take · pile \d · count \d+", tab.page.locator("#moves button.move").first.text_content()
+    )
     made = tab.play_to_end(random.Random(1), limit=20)
     assert made >= 1
     assert tab.state_line().startswith("Finished. Winner:")
@@ -57,7 +59,9 @@ def test_a_complete_match_against_the_ai_by_clicking(open_tab, slug):
 
 def _two_humans(open_tab):
     ana = open_tab()
-    match_id, links = ana.create("nim", [("Ana", "human"), ("Bo", "human")], {"piles": "5, 5, 5"}, seed="two-tabs")
+    match_id, links = ana.create(
+        "nim", [("Ana", "human"), ("Bo", "human")], {"piles": "5, 5, 5"}, seed="two-tabs"
+    )
     ana.page.click("text=Play as Ana")
     bo = open_tab()
     bo.page.goto(links[1])
@@ -80,8 +84,9 @@ def _mover(ana, bo):
 
 def test_two_tabs_see_each_others_moves_live(open_tab, server):
     match_id, links, ana, bo = _two_humans(open_tab)
-    assert "#/join/" not in bo.page.url and re.search(r"#/match/[^/]+/seat/1$", bo.page.url), \
+    assert "#/join/" not in bo.page.url and re.search(r"#/match/[^/]+/seat/1$", bo.page.url), (
         "the invitation's token leaves the address bar at once"
+    )
     stored = bo.page.evaluate("() => localStorage.getItem('gameroom.tokens')")
     token = links[1].rsplit("/", 1)[1]
     assert token in stored
@@ -94,7 +99,9 @@ def test_two_tabs_see_each_others_moves_live(open_tab, server):
         # The other tab learns of the move over the stream, without a reload.
         other.page.wait_for_function(
             "v => /^(Your turn|Finished)/.test((document.querySelector('#status')?.textContent || ''))"
-            " && document.querySelector(`#history li[data-version='${v}']`)", arg=version + 1)
+            " && document.querySelector(`#history li[data-version='${v}']`)",
+            arg=version + 1,
+        )
         pile, count = re.search(r"pile (\d) · count (\d+)", label).groups()
         assert f"from pile {int(pile) + 1}" in other.page.locator("#history li").last.text_content()
         if other.state_line().startswith("Finished"):
@@ -130,11 +137,15 @@ def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
     first.wait_turn()
     before = first.state_line()
     first.page.click("#undo-button")
-    first.page.wait_for_function("() => /^Undo requested/.test(document.querySelector('#message').textContent)")
+    first.page.wait_for_function(
+        "() => /^Undo requested/.test(document.querySelector('#message').textContent)"
+    )
     assert "waiting for the other players" in first.page.text_content("#message.ok")
     # The other seat is asked (it polls the pending requests) and approves.
     second.page.click("button.approve", timeout=20_000)
-    second.page.wait_for_function("() => /approved/.test((document.querySelector('#message')?.textContent || ''))")
+    second.page.wait_for_function(
+        "() => /approved/.test((document.querySelector('#message')?.textContent || ''))"
+    )
     first.page.wait_for_function("() => document.querySelectorAll('#history li.undone').length === 2")
     assert second.page.locator("#history li.undone").count() == 2
     assert first.state_line() != before and first.state_line().startswith("Your turn")
@@ -143,7 +154,9 @@ def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
 
 def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab = open_tab()
-    match_id, _ = tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES}, seed="replay")
+    match_id, _ = tab.create(
+        "nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": NIM_PILES}, seed="replay"
+    )
     tab.page.click("text=Play as Ana")
     tab.play_to_end(random.Random(4), limit=20)
     last = int(tab.page.locator("#history li").last.get_attribute("data-version"))
@@ -151,7 +164,9 @@ def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab.page.wait_for_selector("#scrubber")
     assert tab.page.text_content("#version-label") == f"Version {last} of {last}"
     tab.page.click("#first")
-    tab.page.wait_for_function("() => document.querySelector('#version-label')?.textContent.startsWith('Version 1 ')")
+    tab.page.wait_for_function(
+        "() => document.querySelector('#version-label')?.textContent.startsWith('Version 1 ')"
+    )
     tab.page.wait_for_selector("#sentences li.current[data-version='1']")
     assert tab.page.locator("#board dd", has_text="3, 4, 5").count() == 1, "the opening piles"
     tab.page.click("#forward")
@@ -166,7 +181,9 @@ def test_the_replay_viewer_steps_through_a_finished_match(open_tab):
     tab.page.wait_for_selector("#sentences li.current[data-version='2']")
     tab.shot("replay")
     tab.page.click("#last")
-    tab.page.wait_for_function("() => (document.querySelector('#status')?.textContent || '').startsWith('Finished')")
+    tab.page.wait_for_function(
+        "() => (document.querySelector('#status')?.textContent || '').startsWith('Finished')"
+    )
     tab.page.click("text=Lobby")
     tab.page.wait_for_selector(f"tr[data-match='{match_id}']")
     tab.shot("lobby")
@@ -216,7 +233,9 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
     """The sky is direct manipulation: arrows push a row or column, a click flips, two clicks swap."""
     tab = open_tab()
     page = tab.page
-    tab.create("stars-are-right", [("Ana", "human"), ("Bot", "ai:random")], {"first_player": "seat_0"}, seed="sky")
+    tab.create(
+        "stars-are-right", [("Ana", "human"), ("Bot", "ai:random")], {"first_player": "seat_0"}, seed="sky"
+    )
     page.click("text=Play as Ana")
     page.wait_for_selector(".sar .sky")
     assert page.locator(".sar .sky .cell").count() == 25
@@ -236,7 +255,9 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
                 rng.choice(cells.all()).click()
                 if page.locator(".sar .cell.picked").count():  # a swap: now its second tile
                     rng.choice(page.locator(".sar .cell:not([disabled]):not(.picked)").all()).click()
-            page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+            page.wait_for_function(
+                "s => (document.querySelector('#status')?.textContent || '') !== s", arg=before
+            )
             page.wait_for_selector(".sar .sky")
             assert re.search(r"(pushed|flipped|swapped)", page.locator("#history li").last.text_content())
             assert page.locator(".sar .cell .face").all_text_contents() != faces, "the sky changed"
@@ -244,7 +265,9 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
             return
         # Not a sky phase: the board's own buttons (invoke a card, end services, ...).
         rng.choice(page.locator(".sar button.board-move").all()).click()
-        page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+        page.wait_for_function(
+            "s => (document.querySelector('#status')?.textContent || '') !== s", arg=before
+        )
     raise AssertionError("no sky action came up")
 
 
@@ -255,7 +278,9 @@ def test_each_board_fits_a_phone(open_tab, slug):
     tab.create(slug, [("Ana", "human"), ("Bot", "ai:random")], options, seed=f"phone-{slug}")
     tab.page.click("text=Play as Ana")
     tab.wait_turn()
-    assert tab.page.locator("#board .board-move, #board .cell, #board .target").count() > 0, "the game's own board"
+    assert tab.page.locator("#board .board-move, #board .cell, #board .target").count() > 0, (
+        "the game's own board"
+    )
     assert tab.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     tab.shot(f"phone-{slug}")
 
@@ -263,7 +288,9 @@ def test_each_board_fits_a_phone(open_tab, slug):
 def test_a_seat_replays_a_running_match_from_its_own_view_only(open_tab, server):
     """While the match runs, a seat's replay shows its own hand and homeworld; a spectator's shows neither."""
     tab = open_tab()
-    match_id, _ = tab.create("tiny-stellar-empires", [("Ana", "human"), ("Bot", "ai:random")], seed="replay-view")
+    match_id, _ = tab.create(
+        "tiny-stellar-empires", [("Ana", "human"), ("Bot", "ai:random")], seed="replay-view"
+    )
     tab.page.click("text=Play as Ana")
     tab.wait_turn()
     tab.page.click("text=Replay")
@@ -283,7 +310,9 @@ def test_a_seat_replays_a_running_match_from_its_own_view_only(open_tab, server)
     own = [card.get_attribute("data-card") for card in tab.page.locator(".tse .hand .hand-card").all()]
     seen = spectator.page.text_content("main")
     assert len(own) == 5 and not [card for card in own if card in seen], "no card of Ana's hand shows"
-    assert own[0] in tab.page.text_content("main"), "(the check above can fail: Ana's own page names her cards)"
+    assert own[0] in tab.page.text_content("main"), (
+        "(the check above can fail: Ana's own page names her cards)"
+    )
 
 
 def test_hostile_names_are_shown_as_text_never_as_markup(open_tab):
@@ -347,7 +376,9 @@ def test_look_at_the_stars_places_a_shape_by_keyboard_where_its_preview_showed(o
     page.click("text=Play as Ana")
     tab.wait_turn()
     target = page.locator(".lats .main-sheet .target").first
-    assert target.get_attribute("tabindex") == "0" and target.get_attribute("role") == "button", "in the tab order"
+    assert target.get_attribute("tabindex") == "0" and target.get_attribute("role") == "button", (
+        "in the tab order"
+    )
     target.focus()
     page.keyboard.press("Enter")
     page.wait_for_selector(".lats .main-sheet .preview", state="attached")
@@ -361,7 +392,9 @@ def test_look_at_the_stars_places_a_shape_by_keyboard_where_its_preview_showed(o
     page.wait_for_function("() => !document.querySelector('.lats .main-sheet .preview')")
     drawn = page.eval_on_selector_all(".lats .main-sheet .line, .lats .main-sheet .shooting", coords)
     flipped = [" ".join(p.split()[2:] + p.split()[:2]) for p in preview]
-    assert all(p in drawn or f in drawn for p, f in zip(preview, flipped)), "the lines drawn are the preview's"
+    assert all(p in drawn or f in drawn for p, f in zip(preview, flipped)), (
+        "the lines drawn are the preview's"
+    )
     tab.shot("look-at-the-stars-placed")
 
 

@@ -1,9 +1,10 @@
 """`gameroom replay MATCH`: rebuild a match from its events and print it."""
+
 import json
 
 from click.testing import CliRunner
 
-from service.cli import main
+from gameroom.cli import main
 
 
 def _finished_nim(plain_matches):
@@ -25,12 +26,17 @@ def test_replay_prints_final_state_and_outcome(plain_matches, redis_server):
     assert result.exit_code == 0, result.output
     printed = json.loads(result.output)
     assert printed["state"] == loaded.folded.state and printed["version"] == loaded.version
-    assert printed["outcome"]["winners"] == plain_matches.game(loaded.record).outcome(loaded.folded.state)["winners"]
+    assert (
+        printed["outcome"]["winners"]
+        == plain_matches.game(loaded.record).outcome(loaded.folded.state)["winners"]
+    )
 
 
 def test_replay_steps_tells_the_match_in_sentences(plain_matches, redis_server):
     match_id, loaded = _finished_nim(plain_matches)
-    result = CliRunner().invoke(main, ["replay", match_id, "--steps"], env={"GAMEROOM_REDIS_URL": redis_server.url})
+    result = CliRunner().invoke(
+        main, ["replay", match_id, "--steps"], env={"GAMEROOM_REDIS_URL": redis_server.url}
+    )
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if line.startswith("v")]
     assert len(lines) == loaded.version
@@ -44,7 +50,7 @@ def test_replay_of_an_unknown_match_fails_clearly(redis_server):
 
 
 def test_replay_of_a_resigned_match_tells_the_resignation_and_its_outcome(plain_matches, redis_server):
-    from service.lifecycle import Lifecycle
+    from gameroom.lifecycle import Lifecycle
 
     loaded, _ = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], seed="cli-resign")
     Lifecycle(plain_matches).resign(loaded.record.id, 1)

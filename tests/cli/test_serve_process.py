@@ -1,4 +1,5 @@
 """`gameroom serve` as a user runs it: a real process, embedded Redis, AI worker, Ctrl-C."""
+
 import json
 import os
 import signal
@@ -39,9 +40,14 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
         self.log = open(self.cwd / "serve.log", "ab")
         # A new session, so that killpg below is what Ctrl-C in a terminal does.
-        self.proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
-                                     cwd=self.cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
+            cwd=self.cwd,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -74,8 +80,11 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
         status, games = _http("GET", server.base + "/api/games")
         assert status == 200 and "nim" in [g["slug"] for g in games]
         # One human against the AI worker: the bot answers every human move by itself.
-        _, created = _http("POST", server.base + "/api/matches",
-                           {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "greedy"}], "seed": "x"})
+        _, created = _http(
+            "POST",
+            server.base + "/api/matches",
+            {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "greedy"}], "seed": "x"},
+        )
         match_id, token = created["match"]["id"], created["tokens"]["0"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -84,7 +93,12 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
                 break
             if summary["active_seats"] == [0]:
                 _, legal = _http("GET", f"{server.base}/api/matches/{match_id}/legal-moves", token=token)
-                _http("POST", f"{server.base}/api/matches/{match_id}/moves", {"move": legal["moves"][0]}, token=token)
+                _http(
+                    "POST",
+                    f"{server.base}/api/matches/{match_id}/moves",
+                    {"move": legal["moves"][0]},
+                    token=token,
+                )
             else:
                 time.sleep(0.05)
         assert summary["status"] == "finished", summary
@@ -121,7 +135,9 @@ SHORT = {"stars-are-right": {"turn_limit": 2}}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("slug", [g.slug for g in __import__("service.registry", fromlist=["x"]).build_registry()])
+@pytest.mark.parametrize(
+    "slug", [g.slug for g in __import__("gameroom.registry", fromlist=["x"]).build_registry()]
+)
 def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
     """A client that knows nothing but the HTTP API plays a whole match, every seat human."""
     import random
@@ -129,8 +145,11 @@ def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
     base = live_server.base
     game = next(g for g in _http("GET", base + "/api/games")[1] if g["slug"] == slug)
     n = max(2, game["min_players"])
-    _, created = _http("POST", base + "/api/matches",
-                       {"game": slug, "seats": [{"name": f"P{i}"} for i in range(n)], "options": SHORT.get(slug, {})})
+    _, created = _http(
+        "POST",
+        base + "/api/matches",
+        {"game": slug, "seats": [{"name": f"P{i}"} for i in range(n)], "options": SHORT.get(slug, {})},
+    )
     match_id, tokens = created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
     rnd = random.Random(slug)
     state = created["match"]
@@ -140,9 +159,12 @@ def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
             break
         seat = rnd.choice(state["active_seats"])
         _, legal = _http("GET", f"{base}/api/matches/{match_id}/legal-moves", token=tokens[seat])
-        status, body = _http("POST", f"{base}/api/matches/{match_id}/moves",
-                             {"move": rnd.choice(legal["moves"]), "expected_version": legal["version"]},
-                             token=tokens[seat])
+        status, body = _http(
+            "POST",
+            f"{base}/api/matches/{match_id}/moves",
+            {"move": rnd.choice(legal["moves"]), "expected_version": legal["version"]},
+            token=tokens[seat],
+        )
         assert status == 201
         state = body["state"]
     assert state["status"] == "finished" and state["outcome"]["winners"] is not None

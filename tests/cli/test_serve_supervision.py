@@ -3,6 +3,7 @@
 Real processes throughout: ``gameroom serve`` with its embedded redis-server,
 its supervisor and its RQ workers, on the shipped defaults.
 """
+
 import os
 import signal
 import socket
@@ -70,15 +71,25 @@ def _parent(pid: int) -> int:
 
 def _workers(serve_pid: int) -> list[int]:
     """The live AI workers: children of the supervisor (not what they fork, which has the same command line)."""
-    return sorted(p for p in _children(serve_pid)
-                  if "service.cli worker" in _cmdline(p) and "service.workers.supervisor" in _cmdline(_parent(p))
-                  and _live(p))
+    return sorted(
+        p
+        for p in _children(serve_pid)
+        if "gameroom.cli worker" in _cmdline(p)
+        and "gameroom.workers.supervisor" in _cmdline(_parent(p))
+        and _live(p)
+    )
 
 
 def _run_serve(cwd, *args, timeout=60):
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    return subprocess.run([str(GAMEROOM), "serve", "--workers", "1", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(GAMEROOM), "serve", "--workers", "1", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.slow
@@ -88,8 +99,9 @@ def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_pa
         worker = _wait(lambda: _workers(server.proc.pid), 30, "the AI worker")[0]
         scheduler = _wait(lambda: _children(worker), 30, "the worker's RQ scheduler process")
         os.kill(worker, signal.SIGKILL)  # e.g. the OOM killer
-        replacement = _wait(lambda: [w for w in _workers(server.proc.pid) if w != worker], 30,
-                            "a new AI worker")[0]
+        replacement = _wait(
+            lambda: [w for w in _workers(server.proc.pid) if w != worker], 30, "a new AI worker"
+        )[0]
         assert not _live(worker) and _live(replacement)
         # What the killed worker had forked (RQ's scheduler never checks its parent) goes with it.
         _wait(lambda: not [p for p in scheduler if _live(p)], 20, "the killed worker's children to exit")

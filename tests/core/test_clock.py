@@ -4,14 +4,17 @@ The overlay is folded with explicit active seats, as ``decider.apply_entry``
 does with the game's ``active_seats`` after each entry; the last tests fold
 real Nim entries through the decider.
 """
+
 import pytest
 
-from service.core import decider, lifecycle
-from service.core.decider import Folded
+from gameroom.core import decider, lifecycle
+from gameroom.core.decider import Folded
 
 FISCHER = {"clock": {"bank": 10.0, "increment": 2.0, "per_move": None}, "timeout": None}
-PER_MOVE = {"clock": {"per_move": 5.0, "bank": None, "increment": 0}, "timeout": {"action": "forfeit",
-                                                                                    "level": "random"}}
+PER_MOVE = {
+    "clock": {"per_move": 5.0, "bank": None, "increment": 0},
+    "timeout": {"action": "forfeit", "level": "random"},
+}
 
 
 def _start(settings, t=100.0, active=(0,), n=2, started=True):
@@ -98,6 +101,7 @@ def test_clock_view_shows_time_left_now_or_as_of_the_entry():
 
 # -- timeout policies ---------------------------------------------------------------------
 
+
 def test_policy_ai_turn_takes_the_seat_for_the_rest_of_its_turn_only():
     o = _start({**FISCHER, "timeout": {"action": "ai-turn", "level": "greedy"}})
     timeout = lifecycle.entry(lifecycle.TIMEOUT, 0, policy={"action": "ai-turn", "level": "greedy"})
@@ -126,7 +130,10 @@ class _OwnForfeitRule:
 
 
 def test_forfeit_by_default_the_others_win():
-    assert lifecycle.forfeit_outcome(_NoForfeitRule(), None, [1], 3) == {"scores": [1.0, 0.0, 1.0], "winners": [0, 2]}
+    assert lifecycle.forfeit_outcome(_NoForfeitRule(), None, [1], 3) == {
+        "scores": [1.0, 0.0, 1.0],
+        "winners": [0, 2],
+    }
 
 
 def test_forfeit_a_game_may_say_what_it_means():
@@ -148,6 +155,7 @@ def test_the_default_policy_is_an_ai_turn_at_the_random_level():
 
 
 # -- through the decider: replay and time travel ---------------------------------------------
+
 
 @pytest.fixture
 def nim(registry):
@@ -198,6 +206,11 @@ def test_folding_never_changes_the_overlay_it_starts_from():
     o = _start({**FISCHER, "timeout": {"action": "ai-turn", "level": "greedy"}})
     before = copy.deepcopy(o)
     _step(o, 103.0, [1])
-    _step(o, 110.0, [0], **lifecycle.entry(lifecycle.TIMEOUT, 0, policy={"action": "ai-turn", "level": "greedy"}))
+    _step(
+        o,
+        110.0,
+        [0],
+        **lifecycle.entry(lifecycle.TIMEOUT, 0, policy={"action": "ai-turn", "level": "greedy"}),
+    )
     _step(o, 104.0, [0], **lifecycle.entry(lifecycle.LEAVE, 1, level="random", revoked=["x"]))
     assert o == before

@@ -1,10 +1,11 @@
 """The pure core: deterministic randomness, folding, deciding, undo checkpoints."""
+
 import pytest
 
-from service.core import decider
-from service.core.decider import Folded
-from service.core.rng import rng_for
-from service.errors import Conflict, NotYourTurn, RuleViolation
+from gameroom.core import decider
+from gameroom.core.decider import Folded
+from gameroom.core.rng import rng_for
+from gameroom.errors import Conflict, NotYourTurn, RuleViolation
 
 
 @pytest.fixture

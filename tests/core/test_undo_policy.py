@@ -1,11 +1,12 @@
 """The undo policy, on the pure core, with a game that rolls dice mid-game."""
+
 import pytest
 
-from service.core import decider
-from service.core.decider import Folded
-from service.core.undo import APPLY, REQUEST, UndoRefused, plan_undo, undo_entry
-from service.errors import Conflict
-from service.testing.dice import DiceRace
+from gameroom.core import decider
+from gameroom.core.decider import Folded
+from gameroom.core.undo import APPLY, REQUEST, UndoRefused, plan_undo, undo_entry
+from gameroom.errors import Conflict
+from gameroom.testing.dice import DiceRace
 
 GAME = DiceRace()
 
@@ -112,11 +113,13 @@ def test_property_random_undos_fold_to_the_live_state_at_every_version(seed):
 
 
 def test_undo_depth_is_bounded():
-    from service.core.decider import MAX_UNDO_DEPTH
-    from service.testing.dice import DiceRace
+    from gameroom.core.decider import MAX_UNDO_DEPTH
+    from gameroom.testing.dice import DiceRace
 
     game = DiceRace()
-    entry = decider.setup_entry(game, 3, game.load_options({"goal": 100}), "seed")  # 298 steps before anyone wins
+    entry = decider.setup_entry(
+        game, 3, game.load_options({"goal": 100}), "seed"
+    )  # 298 steps before anyone wins
     folded = decider.apply_entry(game, Folded(), {**entry, "version": 1})
     for v in range(2, 2 + MAX_UNDO_DEPTH + 50):
         seat = game.active_seats(folded.state)[0]

@@ -2,12 +2,13 @@
 
 Real redis-servers, started the way ``gameroom serve`` starts its own.
 """
+
 import os
 import stat
 
 import pytest
 
-from service.eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
+from gameroom.eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
 
 
 def _modes(root):
@@ -46,7 +47,7 @@ def test_data_folder_left_readable_by_an_older_version_is_made_owner_only_and_ke
     data = tmp_path / "data"
     with EmbeddedRedis(data) as server:
         _write_a_secret(server)
-    for folder, dirs, files in os.walk(data):  # as an older gameroom (umask 022) left it
+    for folder, _dirs, files in os.walk(data):  # as an older gameroom (umask 022) left it
         os.chmod(folder, 0o755)
         for name in files:
             os.chmod(os.path.join(folder, name), 0o644)

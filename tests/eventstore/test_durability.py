@@ -9,6 +9,7 @@ These tests run concurrent appenders against a real redis-server, watch
 never opens, as with ``always``, after a bounded wait with appends in flight),
 restart it on the same files and check every acknowledged append.
 """
+
 import threading
 import time
 from pathlib import Path
@@ -16,8 +17,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.eventstore import EventStore
-from service.eventstore.embedded import EmbeddedRedis
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.embedded import EmbeddedRedis
 
 DEPLOY_CONF = Path(__file__).resolve().parents[2] / "deploy" / "redis.conf"
 WRITERS = 8
@@ -93,8 +94,9 @@ def _kill_rounds(server: EmbeddedRedis, rounds: int) -> tuple[int, int, int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("setup", ["embedded default", "deploy/redis.conf"])
-def test_no_acknowledged_append_is_lost_when_redis_is_sigkilled_in_the_fsync_window(tmp_path, setup,
-                                                                                     record_property):
+def test_no_acknowledged_append_is_lost_when_redis_is_sigkilled_in_the_fsync_window(
+    tmp_path, setup, record_property
+):
     if setup == "embedded default":
         server = EmbeddedRedis(tmp_path / "data")
         assert server.appendfsync == "always"

@@ -1,11 +1,12 @@
 """The event store against a real redis-server."""
+
 import threading
 
 import pytest
 
-from service.errors import VersionConflict
-from service.eventstore import EventStore, keys
-from service.eventstore.embedded import EmbeddedRedis
+from gameroom.errors import VersionConflict
+from gameroom.eventstore import EventStore, keys
+from gameroom.eventstore.embedded import EmbeddedRedis
 
 
 def test_versions_are_stream_positions(store):
@@ -41,8 +42,16 @@ def test_repeated_idempotency_key_returns_first_result_and_appends_nothing(store
 
 
 def test_keys_of_one_match_share_a_hash_slot():
-    tags = {k.split("{")[1].split("}")[0] for k in (keys.events("abc"), keys.meta("abc"), keys.idempotency("abc"),
-                                                   keys.tokens("abc"), keys.snapshot("abc"))}
+    tags = {
+        k.split("{")[1].split("}")[0]
+        for k in (
+            keys.events("abc"),
+            keys.meta("abc"),
+            keys.idempotency("abc"),
+            keys.tokens("abc"),
+            keys.snapshot("abc"),
+        )
+    }
     assert tags == {"abc"}
 
 
@@ -86,7 +95,9 @@ def test_concurrent_appenders_leave_a_gap_free_duplicate_free_stream(redis_serve
     assert not other_errors
     entries = EventStore(redis_client).read("race")
     assert [e["version"] for e in entries] == list(range(1, threads * per_thread + 1))
-    assert sorted((e["t"], e["i"]) for e in entries) == [(t, i) for t in range(threads) for i in range(per_thread)]
+    assert sorted((e["t"], e["i"]) for e in entries) == [
+        (t, i) for t in range(threads) for i in range(per_thread)
+    ]
     assert sum(conflicts) > 0, "the threads never raced; the test proves nothing"
 
 
@@ -109,7 +120,7 @@ def test_acknowledged_appends_survive_sigkill_with_the_default_fsync(tmp_path):
 
 
 def test_a_second_server_on_the_same_folder_is_refused(tmp_path):
-    from service.eventstore.embedded import EmbeddedRedisError
+    from gameroom.eventstore.embedded import EmbeddedRedisError
 
     with EmbeddedRedis(tmp_path / "d"):
         with pytest.raises(EmbeddedRedisError, match="already running"):

@@ -1,7 +1,8 @@
 """The stream hub: one Redis reader fans every new entry out to every subscriber, in order, without gaps."""
+
 import threading
 
-from service.eventstore.hub import StreamHub
+from gameroom.eventstore.hub import StreamHub
 
 ENTRY = {"kind": "move", "events": []}
 
@@ -11,7 +12,9 @@ def _append(store, match_id, n):
         store.append(match_id, ENTRY, store.version(match_id))
 
 
-def test_every_subscriber_gets_every_new_entry_once_in_order_over_one_reader(redis_server, redis_client, store):
+def test_every_subscriber_gets_every_new_entry_once_in_order_over_one_reader(
+    redis_server, redis_client, store
+):
     hub = StreamHub(redis_client, redis_server.url, block_ms=1000)
     _append(store, "m1", 2)
     subs = [hub.subscribe("m1", f"client{i}") for i in range(50)] + [hub.subscribe("m2") for _ in range(5)]

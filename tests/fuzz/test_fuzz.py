@@ -5,6 +5,7 @@ a few hundred cases) is part of ``make test``; ``make fuzz`` runs it with many m
 (at least 2,000 cases). The run passes only with 0 server errors, 0 responses that
 differ from openapi.yaml and 0 failures of any other check.
 """
+
 import os
 import re
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from service.testing.served import Served
+from gameroom.testing.served import Served
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = int(os.environ.get("GAMEROOM_FUZZ_EXAMPLES", "5"))
@@ -27,15 +28,37 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path):
     st = Path(sys.executable).with_name("st")
     # Shipped defaults but for the live stream: a fuzz case cannot wait out a 300 s SSE
     # response, so each stream ends after a second (clients resume with Last-Event-ID).
-    with Served(tmp_path, workers=2,
-                env={"GAMEROOM_SSE_MAX_AGE": "1", "GAMEROOM_SSE_KEEPALIVE": "0.5"}) as server:
+    with Served(
+        tmp_path, workers=2, env={"GAMEROOM_SSE_MAX_AGE": "1", "GAMEROOM_SSE_KEEPALIVE": "0.5"}
+    ) as server:
         run = subprocess.run(
-            [str(st), "--config-file", str(HERE / "schemathesis.toml"), "--no-color", "run",
-             f"{server.base}/api/openapi.json", "--checks", "all",
-             "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", str(EXAMPLES),
-             "--seed", SEED, "--workers", "2", "--request-timeout", "30",
-             "--suppress-health-check", "all"],
-            capture_output=True, text=True, timeout=1800, cwd=tmp_path)
+            [
+                str(st),
+                "--config-file",
+                str(HERE / "schemathesis.toml"),
+                "--no-color",
+                "run",
+                f"{server.base}/api/openapi.json",
+                "--checks",
+                "all",
+                "--phases",
+                "examples,coverage,fuzzing,stateful",
+                "--max-examples",
+                str(EXAMPLES),
+                "--seed",
+                SEED,
+                "--workers",
+                "2",
+                "--request-timeout",
+                "30",
+                "--suppress-health-check",
+                "all",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            cwd=tmp_path,
+        )
         server_log = server.log()
     report = run.stdout + run.stderr
     (tmp_path / "schemathesis.log").write_text(report)

@@ -1,4 +1,5 @@
 """Raw Server-Sent Events clients for the serving tests: plain sockets, many at once."""
+
 from __future__ import annotations
 
 import re

@@ -1,12 +1,13 @@
 """CORS in a real browser: a page of an allowed origin creates a match with fetch, follows
 it with EventSource and receives a move's entry; a page of another origin cannot call the API."""
+
 import functools
 import http.server
 import threading
 
 import pytest
 
-from service.testing.live_server import LiveServer, free_port
+from gameroom.testing.live_server import LiveServer, free_port
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</title>
 <script>
@@ -52,8 +53,9 @@ def page_origin(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_page_on_an_allowed_origin_plays_and_follows_the_stream_in_chromium(browser, redis_server, tmp_path,
-                                                                              page_origin):
+def test_a_page_on_an_allowed_origin_plays_and_follows_the_stream_in_chromium(
+    browser, redis_server, tmp_path, page_origin
+):
     allowed = f"http://127.0.0.1:{page_origin}"
     with LiveServer(redis_server.url, tmp_path, env={"GAMEROOM_CORS_ORIGINS": allowed}) as api:
         page = browser.new_page()

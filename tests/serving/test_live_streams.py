@@ -1,14 +1,14 @@
 """Live streams on a real server with the shipped settings (gevent workers, the stream
 hub, keep-alive every 15 s): they stay up, they scale, they end, they resume."""
-import os
+
 import subprocess
 import threading
 
 import pytest
 import redis
 
-from service.config import Config
-from service.testing.live_server import LiveServer, http
+from gameroom.config import Config
+from gameroom.testing.live_server import LiveServer, http
 
 from .sse import RawStream, pump
 
@@ -23,15 +23,20 @@ def server(redis_server, tmp_path_factory):
 
 
 def _match(server):
-    status, created = http("POST", server.base + "/api/matches",
-                           {"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]})
+    status, created = http(
+        "POST", server.base + "/api/matches", {"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
+    )
     assert status == 201, created
     return created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
 
 
 def _mark(server, match_id, token, cell):
-    status, body = http("POST", f"{server.base}/api/matches/{match_id}/moves",
-                        {"move": {"type": "mark", "cell": cell}}, token=token)
+    status, body = http(
+        "POST",
+        f"{server.base}/api/matches/{match_id}/moves",
+        {"move": {"type": "mark", "cell": cell}},
+        token=token,
+    )
     assert status == 201, body
     return body
 
@@ -54,8 +59,9 @@ def test_an_idle_stream_on_default_settings_survives_20_s_with_keep_alives_then_
 
 
 def _worker_threads(server) -> int:
-    (worker,) = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
-                               text=True).stdout.split()
+    (worker,) = subprocess.run(
+        ["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True
+    ).stdout.split()
     with open(f"/proc/{worker}/status") as status:
         return int(next(line for line in status if line.startswith("Threads:")).split()[1])
 
@@ -65,10 +71,13 @@ def test_200_streams_on_one_process_while_moves_and_health_checks_answer(server,
     games = [_match(server) for _ in range(20)]
     redis_clients = redis.Redis.from_url(redis_server.url)
     before = len(redis_clients.client_list())  # the test session's own, and the server's so far
-    streams = [RawStream(server.port, f"/api/matches/{match_id}/stream") for match_id, _ in games for _ in range(10)]
+    streams = [
+        RawStream(server.port, f"/api/matches/{match_id}/stream") for match_id, _ in games for _ in range(10)
+    ]
     try:
-        assert pump(streams, lambda: all(s.ids() == [1] for s in streams)), [s.data[:200] for s in streams
-                                                                              if s.ids() != [1]][:3]
+        assert pump(streams, lambda: all(s.ids() == [1] for s in streams)), [
+            s.data[:200] for s in streams if s.ids() != [1]
+        ][:3]
         # An open stream holds no thread, and no Redis connection: the process's
         # connections are its pool (at most 64 by default) and the hub's one reader.
         assert _worker_threads(server) < 20

@@ -1,8 +1,9 @@
 """The web client's files: served from a list made at start-up, never from a client's path."""
+
 import pytest
 
-from service.plugin_api import Game, GameInfo
-from service.web import STATIC, game_assets
+from gameroom.plugin_api import Game, GameInfo
+from gameroom.web import STATIC, game_assets
 
 
 def test_the_lobby_is_served_at_the_root_with_a_strict_policy(client):
@@ -19,11 +20,19 @@ def test_every_client_module_is_served_as_javascript(client):
         assert r.status_code == 200 and r.mimetype == "text/javascript", path.name
 
 
-@pytest.mark.parametrize("path", [
-    "/ui/../setup.cfg", "/ui/%2e%2e%2fsetup.cfg", "/ui/..%2F..%2Fsetup.cfg", "/ui/games/nim/renderer.js",
-    "/ui/games/..%2F..%2Fservice/app.py", "/ui/games/stars-are-right/..%2Fgame.py", "/ui/nothing.js",
-    "/ui/games/stars-are-right/schemas.py",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ui/../setup.cfg",
+        "/ui/%2e%2e%2fsetup.cfg",
+        "/ui/..%2F..%2Fsetup.cfg",
+        "/ui/games/nim/renderer.js",
+        "/ui/games/..%2F..%2Fservice/app.py",
+        "/ui/games/stars-are-right/..%2Fgame.py",
+        "/ui/nothing.js",
+        "/ui/games/stars-are-right/schemas.py",
+    ],
+)
 def test_anything_not_listed_is_404_and_never_a_file_read(client, path):
     assert client.get(path).status_code == 404
 

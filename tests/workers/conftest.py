@@ -1,18 +1,19 @@
 """Fixtures for AI jobs on real RQ workers and the session's real redis-server."""
+
 import logging
 
 import pytest
 from rq import Worker
 from rq.serializers import JSONSerializer
 
-from service.application import Matches
-from service.core.rng import Seeding
-from service.eventstore import EventStore
-from service.eventstore.records import MatchRecords
-from service.registry import build_registry
-from service.testing import broken_ai, dice, sealed, slow_ai
-from service.workers import jobs
-from service.workers.scheduler import AIScheduler, queue_for
+from gameroom.application import Matches
+from gameroom.core.rng import Seeding
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.records import MatchRecords
+from gameroom.registry import build_registry
+from gameroom.testing import broken_ai, dice, sealed, slow_ai
+from gameroom.workers import jobs
+from gameroom.workers.scheduler import AIScheduler, queue_for
 
 QUEUE = "gameroom-ai-test"
 
@@ -21,15 +22,17 @@ QUEUE = "gameroom-ai-test"
 def ai_registry():
     """Installed games plus the dice race, sealed cards (simultaneous, hidden hands), the slow level
     and the broken and killed levels."""
-    return build_registry(extra_plugins=[("dice", dice), ("sealed", sealed), ("slow-ai", slow_ai),
-                                         ("broken-ai", broken_ai)])
+    return build_registry(
+        extra_plugins=[("dice", dice), ("sealed", sealed), ("slow-ai", slow_ai), ("broken-ai", broken_ai)]
+    )
 
 
 @pytest.fixture
 def ai_matches(redis_client, ai_registry):
     """The application layer with AI scheduling on the test queue; jobs in this process use the same games."""
-    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), ai_registry,
-                      seeding=Seeding.reproducible())
+    matches = Matches(
+        EventStore(redis_client), MatchRecords(redis_client), ai_registry, seeding=Seeding.reproducible()
+    )
     matches.after_append.append(AIScheduler(redis_client, QUEUE))
     previous = jobs._REGISTRY
     jobs.use_registry(ai_registry)
@@ -62,12 +65,12 @@ def retry_at_once(ai_matches):
 
 @pytest.fixture
 def error_log(tmp_path):
-    """ERROR records of ``service.workers``, also from forked work horses: returns a reader of their lines."""
+    """ERROR records of ``gameroom.workers``, also from forked work horses: returns a reader of their lines."""
     path = tmp_path / "errors.log"
     handler = logging.FileHandler(path)
     handler.setLevel(logging.ERROR)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
-    logger = logging.getLogger("service.workers")
+    logger = logging.getLogger("gameroom.workers")
     logger.addHandler(handler)
     yield lambda: path.read_text().splitlines() if path.exists() else []
     logger.removeHandler(handler)

@@ -2,14 +2,15 @@
 
 Real RQ workers (forking work horses) on the real Redis; the test-only levels
 ``broken`` (raises) and ``killed`` (its work horse dies) come from
-service.testing.broken_ai. Retries are immediate here (``retry_at_once``), so
+gameroom.testing.broken_ai. Retries are immediate here (``retry_at_once``), so
 one burst of a worker runs every attempt.
 """
+
 from rq.job import JobStatus
 
-from service.eventstore import keys
-from service.workers import jobs
-from service.workers.worker import AIWorker
+from gameroom.eventstore import keys
+from gameroom.workers import jobs
+from gameroom.workers.worker import AIWorker
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn, _job
@@ -20,8 +21,11 @@ def _moves_of(matches, match_id, seat, after):
 
 
 def _fallback_lines(error_log, match_id, version):
-    return [line for line in error_log()
-            if line.startswith("ERROR") and match_id in line and f"at v{version} " in line and "seat 1" in line]
+    return [
+        line
+        for line in error_log()
+        if line.startswith("ERROR") and match_id in line and f"at v{version} " in line and "seat 1" in line
+    ]
 
 
 def _assert_fell_back(matches, redis_client, match_id, before, legal, level):
@@ -38,7 +42,8 @@ def _assert_fell_back(matches, redis_client, match_id, before, legal, level):
 
 
 def test_a_policy_that_always_raises_plays_a_random_fallback_after_its_retries(
-        retry_at_once, work, redis_client, error_log):
+    retry_at_once, work, redis_client, error_log
+):
     matches = retry_at_once
     match_id = _create(matches, "nim", [None, "broken"])
     before = _human_plays_until_ai_turn(matches, match_id)
@@ -60,7 +65,8 @@ def test_a_policy_that_always_raises_plays_a_random_fallback_after_its_retries(
 
 
 def test_a_work_horse_killed_on_every_attempt_plays_a_random_fallback(
-        retry_at_once, ai_registry, redis_client, error_log):
+    retry_at_once, ai_registry, redis_client, error_log
+):
     matches = retry_at_once
     match_id = _create(matches, "nim", [None, "killed"])
     before = _human_plays_until_ai_turn(matches, match_id)
@@ -71,10 +77,17 @@ def test_a_work_horse_killed_on_every_attempt_plays_a_random_fallback(
     assert worker.work(burst=True, logging_level="ERROR")
     _assert_fell_back(matches, redis_client, match_id, before, legal, "killed")
     [line] = _fallback_lines(error_log, match_id, before.version)
-    assert "'killed'" in line and "work horse" in line and "signal 9" in line and "played a fallback move" in line
+    assert (
+        "'killed'" in line
+        and "work horse" in line
+        and "signal 9" in line
+        and "played a fallback move" in line
+    )
 
 
-def test_a_fallback_that_fails_too_is_logged_and_the_worker_goes_on(retry_at_once, work, redis_client, error_log):
+def test_a_fallback_that_fails_too_is_logged_and_the_worker_goes_on(
+    retry_at_once, work, redis_client, error_log
+):
     matches = retry_at_once
     gone = _create(matches, "nim", [None, "broken"])
     before = _human_plays_until_ai_turn(matches, gone)
@@ -95,7 +108,9 @@ def test_the_fallback_and_the_original_job_never_both_append(ai_matches):
     match_id = _create(ai_matches, "nim", [None, "random"])
     first = _human_plays_until_ai_turn(ai_matches, match_id)
     job_id = keys.ai_job_id(match_id, first.version, 1)
-    assert jobs.play_turn(ai_matches, match_id, first.version, 1, job_id, fallback=True)["status"] == "applied"
+    assert (
+        jobs.play_turn(ai_matches, match_id, first.version, 1, job_id, fallback=True)["status"] == "applied"
+    )
     assert jobs.play_turn(ai_matches, match_id, first.version, 1, job_id)["status"] == "stale"
     assert jobs.play_turn(ai_matches, match_id, first.version, 1, job_id, fallback=True)["status"] == "stale"
 

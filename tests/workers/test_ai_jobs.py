@@ -1,13 +1,14 @@
 """AI turns through the real queue: real RQ workers (forking work horses) on the real Redis."""
+
 import pytest
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.eventstore import keys
-from service.history import History
-from service.workers import jobs
-from service.workers.worker import AIWorker
-from service.workers.scheduler import JOB_FUNCTION, job_timeout
+from gameroom.eventstore import keys
+from gameroom.history import History
+from gameroom.workers import jobs
+from gameroom.workers.scheduler import JOB_FUNCTION, job_timeout
+from gameroom.workers.worker import AIWorker
 
 from .conftest import QUEUE
 
@@ -32,11 +33,14 @@ def _entries(matches, match_id):
 
 
 def _job(redis_client, match_id, version, seat):
-    return Job.fetch(keys.ai_job_id(match_id, version, seat), connection=redis_client, serializer=JSONSerializer)
+    return Job.fetch(
+        keys.ai_job_id(match_id, version, seat), connection=redis_client, serializer=JSONSerializer
+    )
 
 
-@pytest.mark.parametrize("game, level", [("nim", "greedy"), ("nim", "mcts"), ("dice-race", "random"),
-                                         ("dice-race", "mcts")])
+@pytest.mark.parametrize(
+    "game, level", [("nim", "greedy"), ("nim", "mcts"), ("dice-race", "random"), ("dice-race", "mcts")]
+)
 def test_an_ai_seats_move_is_appended_by_a_real_worker(ai_matches, work, game, level):
     match_id = _create(ai_matches, game, [None, level])
     before = _human_plays_until_ai_turn(ai_matches, match_id)
@@ -47,8 +51,14 @@ def test_an_ai_seats_move_is_appended_by_a_real_worker(ai_matches, work, game, l
     assert ai_matches.store.version(match_id) == before.version + 1
 
 
-@pytest.mark.parametrize("game, levels", [("nim", ["mcts", "greedy"]), ("dice-race", ["random", "greedy", "mcts"]),
-                                          ("sealed-cards", ["mcts", "greedy", "random"])])
+@pytest.mark.parametrize(
+    "game, levels",
+    [
+        ("nim", ["mcts", "greedy"]),
+        ("dice-race", ["random", "greedy", "mcts"]),
+        ("sealed-cards", ["mcts", "greedy", "random"]),
+    ],
+)
 def test_a_match_with_all_seats_ai_plays_to_the_end(ai_matches, work, game, levels):
     match_id = _create(ai_matches, game, levels)
     for _ in range(200):

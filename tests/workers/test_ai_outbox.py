@@ -3,6 +3,7 @@
 Real Redis (the session's), real RQ workers (forking work horses), and, for
 the crash tests, real processes killed at the injected point or by SIGKILL.
 """
+
 import json
 import os
 import signal
@@ -10,19 +11,19 @@ import subprocess
 import sys
 import textwrap
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.application import Matches
-from service.eventstore import EventStore, keys
-from service.eventstore.records import MatchRecords
-from service.workers import reconciler
-from service.workers.reconciler import reconcile
-from service.workers.worker import UPKEEP_INTERVAL
+from gameroom.application import Matches
+from gameroom.eventstore import EventStore, keys
+from gameroom.eventstore.records import MatchRecords
+from gameroom.workers import reconciler
+from gameroom.workers.reconciler import reconcile
+from gameroom.workers.worker import UPKEEP_INTERVAL
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
@@ -71,7 +72,8 @@ def test_a_human_only_match_leaves_no_marker_and_no_index_entry(ai_matches, redi
 
 
 def test_the_reconciler_enqueues_a_turn_whose_enqueue_was_lost_and_it_is_played_once(
-        lost_enqueues, ai_matches, redis_client, work):
+    lost_enqueues, ai_matches, redis_client, work
+):
     match_id = _create(lost_enqueues, "nim", [None, "greedy"])
     loaded = _human_plays_until_ai_turn(lost_enqueues, match_id)
     assert not _job_exists(redis_client, match_id, loaded.version, 1)  # the enqueue was lost
@@ -81,11 +83,12 @@ def test_the_reconciler_enqueues_a_turn_whose_enqueue_was_lost_and_it_is_played_
     assert reconcile(ai_matches, scheduler, now=later) == [keys.ai_job_id(match_id, loaded.version, 1)]
     assert reconcile(ai_matches, scheduler, now=later) == []  # queued: not again
     assert work()
-    ai_moves = [e for e in _entries(ai_matches, match_id)[loaded.version:] if e.get("seat") == 1]
+    ai_moves = [e for e in _entries(ai_matches, match_id)[loaded.version :] if e.get("seat") == 1]
     assert len(ai_moves) >= 1 and ai_moves[0]["version"] == loaded.version + 1
     # Played: another pass enqueues nothing for that version.
-    assert keys.ai_job_id(match_id, loaded.version, 1) not in reconcile(ai_matches, scheduler,
-                                                                        now=time.time() + reconciler.FRESH)
+    assert keys.ai_job_id(match_id, loaded.version, 1) not in reconcile(
+        ai_matches, scheduler, now=time.time() + reconciler.FRESH
+    )
 
 
 def test_the_reconciler_reenqueues_a_turn_whose_job_failed_for_good(lost_enqueues, ai_matches, redis_client):
@@ -94,14 +97,16 @@ def test_the_reconciler_reenqueues_a_turn_whose_job_failed_for_good(lost_enqueue
     scheduler = ai_matches.after_append[0]
     [job_id] = reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH)
     job = Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer)
-    job.ended_at = datetime.now(timezone.utc)
+    job.ended_at = datetime.now(UTC)
     job.save()
     job.set_status(JobStatus.FAILED)  # e.g. its fallback failed too, during a Redis outage
     # not at once: RQ may still be handling it
     assert reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH) == []
     later = time.time() + reconciler.FAILED_RETRY_AFTER + 1
     assert reconcile(ai_matches, scheduler, now=later) == [job_id]
-    assert Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer).get_status() == JobStatus.QUEUED
+    assert (
+        Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer).get_status() == JobStatus.QUEUED
+    )
     assert loaded.version == ai_matches.store.version(match_id)
 
 
@@ -141,7 +146,7 @@ def test_a_claim_that_starts_a_match_whose_ai_moves_first_marks_the_turn(ai_matc
 
 _CRASHING_CLIENT = textwrap.dedent("""
     import json, os, sys
-    from service import create_app
+    from gameroom import create_app
     app = create_app({"redis_url": sys.argv[1], "queue": sys.argv[2], "ai_mode": "rq"})
     client = app.test_client()
     for seed in range(100):  # a deal where the human moves first
@@ -168,8 +173,9 @@ def worker_process(tmp_path, redis_server):
         env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
         env.update(GAMEROOM_REDIS_URL=redis_server.url, GAMEROOM_QUEUE=QUEUE, GAMEROOM_LOG_LEVEL="INFO")
         log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen([str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         started.append(proc)
         return proc
 
@@ -186,9 +192,15 @@ def worker_process(tmp_path, redis_server):
 
 @pytest.mark.slow
 def test_a_process_killed_between_append_and_enqueue_loses_no_ai_turn(
-        redis_server, redis_client, ai_matches, worker_process, tmp_path):
-    crashed = subprocess.run([sys.executable, "-c", _CRASHING_CLIENT, redis_server.url, QUEUE],
-                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    redis_server, redis_client, ai_matches, worker_process, tmp_path
+):
+    crashed = subprocess.run(
+        [sys.executable, "-c", _CRASHING_CLIENT, redis_server.url, QUEUE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr  # died at the injected point
     assert "survived" not in crashed.stdout
     seen = json.loads(crashed.stdout.splitlines()[0])
@@ -205,16 +217,20 @@ def test_a_process_killed_between_append_and_enqueue_loses_no_ai_turn(
     assert retried.duplicate and retried.version == version
     time.sleep(2 * UPKEEP_INTERVAL + 1)  # further reconciliations must not play it again
     entries = _entries(ai_matches, match_id)
-    assert [e["version"] for e in entries if e.get("seat") == 1 and e["version"] == version + 1] == [version + 1]
+    assert [e["version"] for e in entries if e.get("seat") == 1 and e["version"] == version + 1] == [
+        version + 1
+    ]
     assert sum(1 for e in entries if e.get("seat") == 0 and e["kind"] == "move") == 1
     job = Job.fetch(keys.ai_job_id(match_id, version, 1), connection=redis_client, serializer=JSONSerializer)
     assert job.get_status() == JobStatus.FINISHED and job.return_value()["status"] == "applied"
     assert worker.poll() is None
 
 
-def test_a_job_dequeued_but_never_started_goes_back_to_the_queue(ai_matches, queue, redis_client, monkeypatch):
+def test_a_job_dequeued_but_never_started_goes_back_to_the_queue(
+    ai_matches, queue, redis_client, monkeypatch
+):
     """Redis (or the worker) died between RQ's dequeue and the job's start: seen in a 3 s blip."""
-    from service.workers import worker as worker_module
+    from gameroom.workers import worker as worker_module
 
     match_id = _create(ai_matches, "nim", ["greedy", "greedy"])
     loaded = ai_matches.load(match_id)
@@ -224,17 +240,22 @@ def test_a_job_dequeued_but_never_started_goes_back_to_the_queue(ai_matches, que
     worker_module.recover_dequeued(queue)  # first seen now: a live worker may be about to start it
     assert queue.job_ids == []
     # As of DEQUEUED_GRACE seconds later:
-    monkeypatch.setattr(worker_module, "rq_now", lambda: datetime.now(timezone.utc).replace(microsecond=0)
-                        + timedelta(seconds=worker_module.DEQUEUED_GRACE + 1))
+    monkeypatch.setattr(
+        worker_module,
+        "rq_now",
+        lambda: (
+            datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=worker_module.DEQUEUED_GRACE + 1)
+        ),
+    )
     worker_module.recover_dequeued(queue)
     assert queue.job_ids == [job_id] and job_id.endswith(f"-{loaded.version}-{job_id.rsplit('-', 1)[1]}")
     assert queue.intermediate_queue.get_job_ids() == []
 
 
 def test_retries_left_overdue_by_a_dead_scheduler_are_queued(queue, redis_client):
-    from service.workers import worker as worker_module
+    from gameroom.workers import worker as worker_module
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     overdue = queue.enqueue_at(now - timedelta(seconds=worker_module.OVERDUE + 5), "time.sleep", 0)
     just_due = queue.enqueue_at(now - timedelta(seconds=1), "time.sleep", 0)  # RQ's scheduler's business
     worker_module.enqueue_overdue(queue)

@@ -4,6 +4,7 @@ A real redis-server of the test's own (SIGKILLed, restarted on its files 3 s
 later), one real ``gameroom worker`` process on the shipped defaults, and
 all-AI matches in play while Redis goes away.
 """
+
 import os
 import subprocess
 import sys
@@ -12,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from service.application import Matches
-from service.eventstore import EventStore
-from service.eventstore.embedded import EmbeddedRedis
-from service.eventstore.records import MatchRecords
-from service.registry import build_registry
-from service.workers.scheduler import AIScheduler
+from gameroom.application import Matches
+from gameroom.eventstore import EventStore
+from gameroom.eventstore.embedded import EmbeddedRedis
+from gameroom.eventstore.records import MatchRecords
+from gameroom.registry import build_registry
+from gameroom.workers.scheduler import AIScheduler
 
 GAMEROOM = Path(sys.executable).with_name("gameroom")
 QUEUE = "gameroom-ai-blip"
@@ -45,16 +46,21 @@ def test_a_3s_redis_blip_under_ai_load_leaves_the_worker_alive_and_every_match_f
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
     env.update(GAMEROOM_REDIS_URL=server.url, GAMEROOM_QUEUE=QUEUE)
     log = open(tmp_path / "worker.log", "wb")
-    worker = subprocess.Popen([str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    worker = subprocess.Popen(
+        [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         client = server.client()
         matches = Matches(EventStore(client), MatchRecords(client), build_registry())
         matches.after_append.append(AIScheduler(client, QUEUE))
         ids = []
         for i in range(MATCHES):
-            loaded, _ = matches.create("nim", [{"name": f"A{i}", "ai": "random"}, {"name": f"B{i}", "ai": "greedy"}],
-                                       OPTIONS, seed=f"blip-{i}")
+            loaded, _ = matches.create(
+                "nim",
+                [{"name": f"A{i}", "ai": "random"}, {"name": f"B{i}", "ai": "greedy"}],
+                OPTIONS,
+                seed=f"blip-{i}",
+            )
             ids.append(loaded.record.id)
         _wait(lambda: all(matches.store.version(m) >= 3 for m in ids), 60, "every match to be in play")
 

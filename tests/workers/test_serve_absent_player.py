@@ -1,5 +1,6 @@
 """No match is ever stuck: every installed game, played through `gameroom serve` with one human
 seat that never moves and a 1 s clock on the shipped timeout policy, finishes."""
+
 import json
 import os
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.registry import build_registry
+from gameroom.registry import build_registry
 
 GAMEROOM = Path(sys.executable).with_name("gameroom")
 #: Shorter matches (the rules' own turn limit) keep the suite within CI's budget.
@@ -40,8 +41,14 @@ def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
     log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
-                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -49,13 +56,18 @@ def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
                 _http("GET", base + "/api/readyz")
                 break
             except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                assert proc.poll() is None and time.monotonic() < deadline, (
+                    tmp_path / "serve.log"
+                ).read_text()
                 time.sleep(0.2)
         pending, tokens = {}, {}
         for slug in games:
             seats = [{"name": "Silent"}, {"name": "Bot", "ai": "greedy"}]
-            created = _http("POST", base + "/api/matches", {
-                "game": slug, "seats": seats, "options": OPTIONS.get(slug, {}), "clock": {"per_move": 1}})
+            created = _http(
+                "POST",
+                base + "/api/matches",
+                {"game": slug, "seats": seats, "options": OPTIONS.get(slug, {}), "clock": {"per_move": 1}},
+            )
             pending[slug] = created["match"]["id"]
             tokens[slug] = created["tokens"]["0"]
             assert created["match"]["clock"]["control"]["per_move"] == 1

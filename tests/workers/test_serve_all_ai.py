@@ -1,4 +1,5 @@
 """A match of every installed game with all seats AI runs to its end through `gameroom serve`, unattended."""
+
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service.registry import build_registry
+from gameroom.registry import build_registry
 
 GAMEROOM = Path(sys.executable).with_name("gameroom")
 #: Seat levels per game: a search level against a cheaper one, so that every level plays somewhere
@@ -43,8 +44,14 @@ def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
     log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen([str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
-                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -52,14 +59,19 @@ def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
                 _http("GET", base + "/api/readyz")
                 break
             except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                assert proc.poll() is None and time.monotonic() < deadline, (
+                    tmp_path / "serve.log"
+                ).read_text()
                 time.sleep(0.2)
         created = {}
         for slug in games:
             levels = LEVELS.get(slug, DEFAULT_LEVELS)
             seats = [{"name": f"{level} bot", "ai": level} for level in levels]
-            created[slug] = _http("POST", base + "/api/matches", {"game": slug, "seats": seats, "seed": "unattended",
-                                                                  "options": OPTIONS.get(slug, {})})
+            created[slug] = _http(
+                "POST",
+                base + "/api/matches",
+                {"game": slug, "seats": seats, "seed": "unattended", "options": OPTIONS.get(slug, {})},
+            )
         pending = {slug: c["match"]["id"] for slug, c in created.items()}
         summaries = {}
         deadline = time.monotonic() + 1400

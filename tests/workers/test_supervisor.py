@@ -1,7 +1,8 @@
 """The AI workers' supervisor: a worker that keeps dying is restarted after a doubling wait."""
+
 import sys
 
-from service.workers import supervisor as sup
+from gameroom.workers import supervisor as sup
 
 
 class Clock:

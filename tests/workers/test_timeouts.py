@@ -4,6 +4,7 @@ The matches are Nim with both seats human: whoever moves first stays silent.
 With ``piles: [1]`` a single move ends the match, so "played by the AI exactly
 once" is visible in the whole log.
 """
+
 import os
 import signal
 import subprocess
@@ -16,9 +17,9 @@ from rq.registry import ScheduledJobRegistry
 from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
-from service.core import lifecycle
-from service.eventstore import keys
-from service.workers.timeouts import TimeoutScheduler
+from gameroom.core import lifecycle
+from gameroom.eventstore import keys
+from gameroom.workers.timeouts import TimeoutScheduler
 
 from .conftest import QUEUE
 
@@ -51,8 +52,9 @@ def workers(tmp_path, redis_server):
 
     def start():
         log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen([str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         started.append(proc)
         return proc
 
@@ -70,8 +72,9 @@ def workers(tmp_path, redis_server):
 
 def _create(matches, policy, piles=(1,), per_move=2):
     settings = {"clock": {"per_move": per_move, "bank": None, "increment": 0}, "timeout": policy}
-    loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": list(piles)},
-                                    settings=settings)
+    loaded, tokens = matches.create(
+        "nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": list(piles)}, settings=settings
+    )
     return loaded.record.id, matches.game(loaded.record).active_seats(loaded.folded.state)[0]
 
 
@@ -106,7 +109,9 @@ def test_a_seat_silent_for_2_s_forfeits_exactly_once_and_the_other_wins(clocked,
     time.sleep(1.0)
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
-        ("setup", None, None), ("lifecycle", "timeout", silent)]
+        ("setup", None, None),
+        ("lifecycle", "timeout", silent),
+    ]
     loaded = clocked.load(match_id)
     assert lifecycle.outcome(clocked.game(loaded.record), loaded.folded)["winners"] == [1 - silent]
     assert clocked.records.progress(match_id)[0] == "finished"
@@ -123,11 +128,16 @@ def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client):
     time.sleep(1.0)
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
-        ("setup", None, None), ("move", None, first), ("lifecycle", "timeout", 1 - first)]
+        ("setup", None, None),
+        ("move", None, first),
+        ("lifecycle", "timeout", 1 - first),
+    ]
 
 
 @pytest.mark.slow
-def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(clocked, workers, redis_client):
+def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(
+    clocked, workers, redis_client
+):
     doomed = workers()
     lock = RQScheduler.get_locking_key(QUEUE)
     _wait(lambda: redis_client.exists(lock), what="the worker's scheduler to take the lock")
@@ -143,11 +153,14 @@ def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(
     time.sleep(1.0)
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
-        ("setup", None, None), ("lifecycle", "timeout", silent), ("move", None, silent)]
+        ("setup", None, None),
+        ("lifecycle", "timeout", silent),
+        ("move", None, silent),
+    ]
 
 
 def test_an_idle_worker_wakes_every_maintenance_interval(redis_client):
-    from service.workers.worker import MAINTENANCE_INTERVAL, AIWorker
+    from gameroom.workers.worker import MAINTENANCE_INTERVAL, AIWorker
 
     worker = AIWorker([QUEUE], connection=redis_client)
     assert worker.dequeue_timeout == MAINTENANCE_INTERVAL < 405  # RQ's own: worker_ttl - 15
@@ -156,7 +169,9 @@ def test_an_idle_worker_wakes_every_maintenance_interval(redis_client):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once(clocked, workers, redis_client):
+def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once(
+    clocked, workers, redis_client
+):
     """No emulation: the dead host's scheduler lock expires by itself (RQ: 61 s) and the idle
     survivor's maintenance (every 30 s) takes over; the overdue timeout then applies once."""
     doomed = workers()
@@ -171,5 +186,7 @@ def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once
     time.sleep(1.0)
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
-        ("setup", None, None), ("lifecycle", "timeout", silent)]
+        ("setup", None, None),
+        ("lifecycle", "timeout", silent),
+    ]
     assert log[1]["time"] >= log[0]["time"] + 2.0

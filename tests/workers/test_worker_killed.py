@@ -1,9 +1,10 @@
 """A worker killed mid-job: RQ retries the job and exactly one move is appended.
 
-Real ``gameroom worker`` processes; the AI level ``slow`` (service.testing.slow_ai)
+Real ``gameroom worker`` processes; the AI level ``slow`` (gameroom.testing.slow_ai)
 thinks until killed the first time, and the worker processes find it through
 an entry point of a test distribution put on PYTHONPATH.
 """
+
 import os
 import signal
 import subprocess
@@ -17,8 +18,8 @@ from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
-from service.eventstore import keys
-from service.testing import slow_ai
+from gameroom.eventstore import keys
+from gameroom.testing import slow_ai
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
@@ -51,15 +52,20 @@ def slow(tmp_path, redis_server):
     folder.mkdir()
     site = slow_ai.install_entry_point(tmp_path / "site")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    env.update(GAMEROOM_REDIS_URL=redis_server.url, GAMEROOM_QUEUE=QUEUE, GAMEROOM_LOG_LEVEL="WARNING",
-               GAMEROOM_TEST_SLOW_DIR=str(folder),
-               PYTHONPATH=os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env.update(
+        GAMEROOM_REDIS_URL=redis_server.url,
+        GAMEROOM_QUEUE=QUEUE,
+        GAMEROOM_LOG_LEVEL="WARNING",
+        GAMEROOM_TEST_SLOW_DIR=str(folder),
+        PYTHONPATH=os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    )
     started = []
 
     def start_worker():
         log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen([str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         started.append(proc)
         return proc
 
@@ -87,11 +93,17 @@ def _ai_moves(ai_matches, match_id):
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_job_leads_to_exactly_one_move_after_retry(ai_matches, redis_client, slow, monkeypatch):
+def test_a_worker_killed_mid_job_leads_to_exactly_one_move_after_retry(
+    ai_matches, redis_client, slow, monkeypatch
+):
     match_id, version = _slow_match(ai_matches, monkeypatch, slow)
     worker = slow()
-    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
-                      what="the job to start"))
+    horse = int(
+        _wait(
+            lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+            what="the job to start",
+        )
+    )
     # The host dies: the worker and its work horse go at once, nobody reports the job.
     os.kill(worker.pid, signal.SIGKILL)
     os.kill(horse, signal.SIGKILL)
@@ -123,8 +135,12 @@ def test_a_worker_killed_mid_job_leads_to_exactly_one_move_after_retry(ai_matche
 def test_a_killed_work_horse_is_retried_by_its_worker(ai_matches, redis_client, slow, monkeypatch):
     match_id, version = _slow_match(ai_matches, monkeypatch, slow)
     slow()
-    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
-                      what="the job to start"))
+    horse = int(
+        _wait(
+            lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+            what="the job to start",
+        )
+    )
     os.kill(horse, signal.SIGKILL)  # e.g. the OOM killer: the worker sees its horse die
     _wait(lambda: ai_matches.store.version(match_id) > version, what="the retried move")
     job = Job.fetch(keys.ai_job_id(match_id, version, 1), connection=redis_client, serializer=JSONSerializer)
@@ -136,8 +152,12 @@ def test_a_killed_work_horse_is_retried_by_its_worker(ai_matches, redis_client, 
 
 
 def _kill_worker_and_horse(slow, worker):
-    horse = int(_wait(lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
-                      what="the job to start"))
+    horse = int(
+        _wait(
+            lambda: (slow.folder / "started").exists() and (slow.folder / "started").read_text(),
+            what="the job to start",
+        )
+    )
     os.kill(worker.pid, signal.SIGKILL)
     os.kill(horse, signal.SIGKILL)
     worker.wait(10)
@@ -147,7 +167,8 @@ def _kill_worker_and_horse(slow, worker):
 
 @pytest.mark.slow
 def test_a_job_of_a_killed_worker_and_horse_is_played_within_30s_by_an_idle_worker(
-        ai_matches, redis_client, slow, monkeypatch):
+    ai_matches, redis_client, slow, monkeypatch
+):
     """Nobody reports the job; the other worker's upkeep finds it, idle as it is, on the shipped intervals."""
     match_id, version = _slow_match(ai_matches, monkeypatch, slow)
     doomed = slow()
@@ -161,7 +182,8 @@ def test_a_job_of_a_killed_worker_and_horse_is_played_within_30s_by_an_idle_work
 
 @pytest.mark.slow
 def test_a_job_of_a_killed_worker_and_horse_is_recovered_within_30s_while_the_other_worker_is_busy(
-        ai_matches, redis_client, queue, slow, monkeypatch):
+    ai_matches, redis_client, queue, slow, monkeypatch
+):
     match_id, version = _slow_match(ai_matches, monkeypatch, slow)
     doomed = slow()
     _wait(lambda: (slow.folder / "started").exists(), what="the job to start")

@@ -5,20 +5,24 @@ Players take turns removing 1 or more stones from one pile (at most
 (normal play), or loses with ``misere``. The first player is drawn at random,
 to show how a game uses the platform's ``rng``.
 
-Everything a game author needs comes from ``service.plugin_api``.
+Everything a game author needs comes from ``gameroom.plugin_api``.
 
 Rules versions: version 1 wrote ``took`` events with a ``count``; version 2
 names it ``stones``. Matches started under version 1 stay replayable because
 :meth:`Nim.upcast` translates their events on the way in.
 """
+
 from marshmallow import Schema, fields, validate
 
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
+from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
 
 
 class Options(Schema):
-    piles = fields.List(fields.Integer(validate=validate.Range(1, 20)),
-                        load_default=lambda: [3, 4, 5], validate=validate.Length(1, 8))
+    piles = fields.List(
+        fields.Integer(validate=validate.Range(1, 20)),
+        load_default=lambda: [3, 4, 5],
+        validate=validate.Length(1, 8),
+    )
     max_take = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(1, 20))
     misere = fields.Boolean(load_default=False)
 
@@ -43,8 +47,11 @@ class Event(Schema):
 #: One schema per event type: the OpenAPI document publishes ``NimEvent`` as
 #: their union, discriminated on ``type``. (``Move`` allows one type only, so
 #: it is its own union.)
-EVENTS = tagged_variants(Event, {"started": ("piles", "first", "max_take", "misere"),
-                                 "took": ("seat", "pile", "stones")}, suffix="Event")
+EVENTS = tagged_variants(
+    Event,
+    {"started": ("piles", "first", "max_take", "misere"), "took": ("seat", "pile", "stones")},
+    suffix="Event",
+)
 
 
 class View(Schema):
@@ -71,20 +78,31 @@ class Nim(Game):
         return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
 
     def setup(self, num_seats, options, rng):
-        return [{"type": "started", "piles": list(options["piles"]), "first": rng.randrange(num_seats),
-                 "max_take": options["max_take"], "misere": options["misere"]}]
+        return [
+            {
+                "type": "started",
+                "piles": list(options["piles"]),
+                "first": rng.randrange(num_seats),
+                "max_take": options["max_take"],
+                "misere": options["misere"],
+            }
+        ]
 
     def evolve(self, state, event):
         if event["type"] == "started":
-            return {"piles": event["piles"], "turn": event["first"], "max_take": event["max_take"],
-                    "misere": event["misere"], "winner": None}
+            return {
+                "piles": event["piles"],
+                "turn": event["first"],
+                "max_take": event["max_take"],
+                "misere": event["misere"],
+                "winner": None,
+            }
         piles = list(state["piles"])
         piles[event["pile"]] -= event["stones"]
         seat, winner = event["seat"], None
         if not any(piles):
             winner = 1 - seat if state["misere"] else seat
-        return {**state, "piles": piles, "turn": None if winner is not None else 1 - seat,
-                "winner": winner}
+        return {**state, "piles": piles, "turn": None if winner is not None else 1 - seat, "winner": winner}
 
     def active_seats(self, state):
         return [] if state["turn"] is None else [state["turn"]]
@@ -95,8 +113,11 @@ class Nim(Game):
     def legal_moves(self, state, seat):
         if seat != state["turn"]:
             return []
-        return [{"type": "take", "pile": p, "count": c}
-                for p in range(len(state["piles"])) for c in range(1, self._limit(state, p) + 1)]
+        return [
+            {"type": "take", "pile": p, "count": c}
+            for p in range(len(state["piles"]))
+            for c in range(1, self._limit(state, p) + 1)
+        ]
 
     def decide(self, state, seat, move, rng):
         if move.get("type") != "take":

@@ -5,11 +5,12 @@ one seat's marks in a row, a column or a diagonal (the 8 lines) win; a full
 grid with no line is a draw. Nothing is hidden and nothing is random, so the
 view is the state. The one move is ``{"type": "mark", "cell": i}``.
 
-Like ``examples/nim``, it imports nothing from gameroom but ``service.plugin_api``.
+Like ``examples/nim``, it imports nothing from gameroom but ``gameroom.plugin_api``.
 """
+
 from marshmallow import Schema, fields, validate
 
-from service.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
+from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
 
 #: The 8 lines: 3 rows, 3 columns, 2 diagonals (cells numbered row by row).
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -36,12 +37,16 @@ EVENTS = tagged_variants(Event, {"started": (), "marked": ("seat", "cell")}, suf
 
 
 class View(Schema):
-    cells = fields.List(fields.Integer(allow_none=True), required=True,
-                        metadata={"description": "9 cells, row by row: null, or the seat that marked it"})
+    cells = fields.List(
+        fields.Integer(allow_none=True),
+        required=True,
+        metadata={"description": "9 cells, row by row: null, or the seat that marked it"},
+    )
     turn = fields.Integer(allow_none=True, required=True)
     winner = fields.Integer(allow_none=True, required=True)
-    line = fields.List(fields.Integer(), allow_none=True, required=True,
-                       metadata={"description": "the winning line's cells"})
+    line = fields.List(
+        fields.Integer(), allow_none=True, required=True, metadata={"description": "the winning line's cells"}
+    )
     draw = fields.Boolean(required=True)
 
 
@@ -76,8 +81,13 @@ class TicTacToe(Game):
         line = _line_of(cells, seat)
         draw = line is None and None not in cells
         over = line is not None or draw
-        return {"cells": cells, "turn": None if over else 1 - seat,
-                "winner": seat if line else None, "line": line, "draw": draw}
+        return {
+            "cells": cells,
+            "turn": None if over else 1 - seat,
+            "winner": seat if line else None,
+            "line": line,
+            "draw": draw,
+        }
 
     def active_seats(self, state):
         return [] if state["turn"] is None else [state["turn"]]
@@ -105,7 +115,10 @@ class TicTacToe(Game):
 
     def outcome(self, state):
         if state["winner"] is not None:
-            return {"scores": [1 if s == state["winner"] else 0 for s in range(2)], "winners": [state["winner"]]}
+            return {
+                "scores": [1 if s == state["winner"] else 0 for s in range(2)],
+                "winners": [state["winner"]],
+            }
         if state["draw"]:
             return {"scores": [0.5, 0.5], "winners": []}
         return None

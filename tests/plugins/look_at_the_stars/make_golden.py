@@ -6,17 +6,27 @@ Run from the repository root::
 
 Only rerun it after a deliberate rules change (and bump ``rules_version``).
 """
+
 from pathlib import Path
 
-from plugins.look_at_the_stars import LookAtTheStars
-from service.testing.golden import write_matches
+from gameroom.plugins.look_at_the_stars import LookAtTheStars
+from gameroom.testing.golden import write_matches
 
 #: (file name, seats, seed, options)
 MATCHES = [
     ("two-seats-default", 2, "golden-lats-2", {}),
-    ("five-seats-galaxy", 5, "golden-lats-5", {"power_bonus_card": "galaxy", "point_bonus_card": 7, "live_score": True}),
-    ("solo-new-stars", 1, "golden-lats-1", {"power_bonus_card": "new_stars", "allow_mirror": True,
-                                         "solo_variant": True}),
+    (
+        "five-seats-galaxy",
+        5,
+        "golden-lats-5",
+        {"power_bonus_card": "galaxy", "point_bonus_card": 7, "live_score": True},
+    ),
+    (
+        "solo-new-stars",
+        1,
+        "golden-lats-1",
+        {"power_bonus_card": "new_stars", "allow_mirror": True, "solo_variant": True},
+    ),
 ]
 
 if __name__ == "__main__":

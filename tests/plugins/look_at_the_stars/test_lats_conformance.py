@@ -1,6 +1,7 @@
 """The platform's conformance kit over Look at the Stars."""
-from plugins.look_at_the_stars import LookAtTheStars
-from service.testing.conformance import GameConformance
+
+from gameroom.plugins.look_at_the_stars import LookAtTheStars
+from gameroom.testing.conformance import GameConformance
 
 
 class TestLookAtTheStarsConformance(GameConformance):

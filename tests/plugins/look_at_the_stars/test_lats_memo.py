@@ -6,13 +6,14 @@ placements, scores and growth outlooks are memoised per drawing
 every power kind (auras, black holes, new stars and shooting stars change what
 may be drawn) both are compared with the plain computations.
 """
+
 import pytest
 
-from plugins.look_at_the_stars import LookAtTheStars, scoring, steps
-from plugins.look_at_the_stars.content import POWER_KINDS
-from plugins.look_at_the_stars.geometry import ALL_LINES
-from plugins.look_at_the_stars.sheet import Sheet
-from service.testing.conformance import play_random_match
+from gameroom.plugins.look_at_the_stars import LookAtTheStars, scoring, steps
+from gameroom.plugins.look_at_the_stars.content import POWER_KINDS
+from gameroom.plugins.look_at_the_stars.geometry import ALL_LINES
+from gameroom.plugins.look_at_the_stars.sheet import Sheet
+from gameroom.testing.conformance import play_random_match
 
 GAME = LookAtTheStars()
 
@@ -32,8 +33,14 @@ def check(folded) -> None:
 
 @pytest.mark.parametrize("power", POWER_KINDS)
 def test_shortcuts_equal_the_rules_on_every_step(power):
-    play_random_match(GAME, 3, f"memo-{power}", thorough=False, on_step=check,
-                      options={"power_bonus_card": power, "allow_mirror": power in ("nova", "line")})
+    play_random_match(
+        GAME,
+        3,
+        f"memo-{power}",
+        thorough=False,
+        on_step=check,
+        options={"power_bonus_card": power, "allow_mirror": power in ("nova", "line")},
+    )
 
 
 def test_memo_hits_return_copies():

@@ -1,8 +1,10 @@
 """LATS-R3 (sun), R4 (line cards), R5 (shooting stars); worked examples 1, 2, 11, 12."""
+
 import pytest
 
-from plugins.look_at_the_stars.geometry import placements, rotate
-from plugins.look_at_the_stars.testing import (
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.look_at_the_stars.geometry import placements, rotate
+from gameroom.plugins.look_at_the_stars.testing import (
     GAME,
     canon,
     new_state,
@@ -12,7 +14,6 @@ from plugins.look_at_the_stars.testing import (
     with_player,
     with_points,
 )
-from service.plugin_api import IllegalMove
 
 SHOOTING = 27
 
@@ -58,7 +59,8 @@ def test_R4_2_each_line_set_listed_once_in_canonical_order():
 
 
 def GAME_CARD_SHAPE(card):
-    from plugins.look_at_the_stars.content import CONTENT
+    from gameroom.plugins.look_at_the_stars.content import CONTENT
+
     return CONTENT.night_cards[card].shape
 
 
@@ -84,10 +86,10 @@ def test_R4_1_both_lines_or_nothing():
 
 def test_R4_3_unusable_points():
     state = new_state(sheets=[0], card=2)
-    refused(state, card_move(0, 2, -1), "not-a-usable-star")   # 3,0-4,0: fixed no-star points
-    refused(state, card_move(0, -1, 4), "not-a-usable-star")   # 0,5: illustration point
-    refused(state, card_move(0, -1, 9), "not-a-usable-star")   # 0,10: outside the dome
-    refused(state, card_move(0, 5, 4), "not-a-usable-star")    # 7,5: planet
+    refused(state, card_move(0, 2, -1), "not-a-usable-star")  # 3,0-4,0: fixed no-star points
+    refused(state, card_move(0, -1, 4), "not-a-usable-star")  # 0,5: illustration point
+    refused(state, card_move(0, -1, 9), "not-a-usable-star")  # 0,10: outside the dome
+    refused(state, card_move(0, 5, 4), "not-a-usable-star")  # 7,5: planet
     covered = with_points(state, 0, "twinkles", "5,3")
     refused(covered, card_move(0, 3, 2), "not-a-usable-star")  # 4,3-5,3-6,3 over a twinkling star
     nova = with_points(with_lines(state, 0, "4,3-4,4"), 0, "novas", "4,3")
@@ -110,9 +112,10 @@ def test_R4_5_lines_may_cross_and_touch():
 
 
 def test_R4_6_lines_may_not_touch_a_shooting_star():
-    from plugins.look_at_the_stars.testing import key
+    from gameroom.plugins.look_at_the_stars.testing import key
+
     state = with_player(new_state(sheets=[0], card=2), 0, shooting=[[key("4,4-5,5")]], heads=[44])
-    refused(state, card_move(0, 3, 3), "touches-shooting-star")   # 4,4-5,4-6,4 shares 4,4
+    refused(state, card_move(0, 3, 3), "touches-shooting-star")  # 4,4-5,4-6,4 shares 4,4
     state3 = with_player(new_state(sheets=[0], card=3), 0, shooting=[[key("4,4-5,5")]], heads=[44])
     refused(state3, card_move(1, 3, 3), "touches-shooting-star")  # r=1: 4,5-5,4 crosses it
 
@@ -128,7 +131,8 @@ def test_R4_8_card_lines_may_join_groups():
     state = with_lines(new_state(sheets=[0], card=11), 0, "1,3-1,4", "3,3-3,4")
     # Card 11 (two verticals, one column apart) at (0, 1): 1,2-1,3 and 3,2-3,3 extend both groups.
     after, _ = step(state, 0, card_move(0, 0, 1))
-    from plugins.look_at_the_stars.sheet import groups_of
+    from gameroom.plugins.look_at_the_stars.sheet import groups_of
+
     sizes = sorted(len(g) for g in groups_of(after["players"][0]["lines"]))
     assert sizes.count(2) == 2
 
@@ -145,7 +149,8 @@ def test_example_11_shooting_star_touching():
     after, events = step(fresh, 0, three)
     assert events[0]["segments"] == [canon("3,1-4,2"), canon("4,2-5,3")] and events[0]["head"] == [5, 3]
     # Later, no card line may touch the shooting star.
-    from plugins.look_at_the_stars.testing import set_card
+    from gameroom.plugins.look_at_the_stars.testing import set_card
+
     later = set_card(with_player(after, 0, drawn=False), 2)
     refused(later, card_move(0, 4, 2), "touches-shooting-star")  # 5,3-6,3-7,3 starts on 5,3
 
@@ -154,7 +159,9 @@ def test_R5_1_shooting_star_lengths_and_score():
     state = new_state(sheets=[0], card=SHOOTING)
     lengths = {m["length"] for m in placed(state)}
     assert lengths == {1, 2, 3}
-    refused(state, {"type": "place_shooting_star", "length": 4, "rotation": 0, "dx": 0, "dy": 0}, "bad-length")
+    refused(
+        state, {"type": "place_shooting_star", "length": 4, "rotation": 0, "dx": 0, "dy": 0}, "bad-length"
+    )
     refused(state, card_move(0, 2, 2), "wrong-card-kind")
     after, _ = step(state, 0, {"type": "place_shooting_star", "length": 3, "rotation": 0, "dx": 3, "dy": 1})
     assert score(after)["shooting_stars"] == 3
@@ -169,9 +176,12 @@ def test_R5_3_shooting_star_is_not_a_line():
 
 def test_R5_4_shooting_star_never_triggers_power():
     # Planet power shape (3 horizontal lines) is nearly complete; a shooting star cannot finish it.
-    state = with_lines(new_state(sheets=[0], card=SHOOTING, power_bonus_card="planet"), 0,
-                       "3,3-4,3", "4,3-5,3", "5,3-6,3")
-    after, _events = step(state, 0, {"type": "place_shooting_star", "length": 1, "rotation": 0, "dx": 3, "dy": 5})
+    state = with_lines(
+        new_state(sheets=[0], card=SHOOTING, power_bonus_card="planet"), 0, "3,3-4,3", "4,3-5,3", "5,3-6,3"
+    )
+    after, _events = step(
+        state, 0, {"type": "place_shooting_star", "length": 1, "rotation": 0, "dx": 3, "dy": 5}
+    )
     assert after["players"][0]["pending"] == []
     assert GAME.legal_moves(after, 0) == [{"type": "confirm_turn"}]
 
@@ -186,8 +196,8 @@ def test_R3_1_sun_closes_rows_per_pile():
 
 def test_example_12_R3_2_sun_blocks_closed_rows():
     state = new_state(sheets=[0], card=2, turn=7)
-    refused(state, card_move(0, -1, 0), "closed-row")   # 0,1-1,1 / 1,1-2,1
-    step(state, 0, card_move(0, 2, 1))                  # 3,2-4,2 / 4,2-5,2
+    refused(state, card_move(0, -1, 0), "closed-row")  # 0,1-1,1 / 1,1-2,1
+    step(state, 0, card_move(0, 2, 1))  # 3,2-4,2 / 4,2-5,2
 
 
 def test_R3_3_drawings_in_closed_rows_keep_scoring():
@@ -199,7 +209,8 @@ def test_R2_4_skip_is_always_legal():
     state = new_state(sheets=[0], card=2)
     assert {"type": "skip_card"} in GAME.legal_moves(state, 0)
     # Even with no legal placement at all (every star blocked).
-    from plugins.look_at_the_stars.content import CONTENT
+    from gameroom.plugins.look_at_the_stars.content import CONTENT
+
     full = with_player(state, 0, twinkles=sorted(CONTENT.sheets[0].stars))
     assert GAME.legal_moves(full, 0) == [{"type": "skip_card"}]
     after, events = step(full, 0, {"type": "skip_card"})

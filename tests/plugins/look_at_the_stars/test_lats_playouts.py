@@ -3,14 +3,15 @@
 ``GAMEROOM_PLAYOUTS_BULK`` sets the number of bulk playouts per seat count
 (default 100: about 20 s on one core; 1000+ for a soak run).
 """
+
 import os
 
 import pytest
 
-from plugins.look_at_the_stars import LookAtTheStars
-from plugins.look_at_the_stars.content import CONTENT, POWER_KINDS, TURNS
-from plugins.look_at_the_stars.geometry import CROSSING, NEIGHBOURS, ends
-from service.testing.conformance import check_sampling, play_random_match
+from gameroom.plugins.look_at_the_stars import LookAtTheStars
+from gameroom.plugins.look_at_the_stars.content import CONTENT, POWER_KINDS, TURNS
+from gameroom.plugins.look_at_the_stars.geometry import CROSSING, NEIGHBOURS, ends
+from gameroom.testing.conformance import check_sampling, play_random_match
 
 GAME = LookAtTheStars()
 BULK = int(os.environ.get("GAMEROOM_PLAYOUTS_BULK", "100"))
@@ -38,7 +39,9 @@ def check_player(player: dict, rules: dict) -> None:
     if not rules["decline_all"]:
         assert len(player["consumed"]) % 3 == 0, "consumption is by whole occurrences"
     stars = printed.stars | set(player["new_stars"])
-    assert set(player["new_stars"]) <= printed.illustration and len(player["new_stars"]) == len(set(player["new_stars"]))
+    assert set(player["new_stars"]) <= printed.illustration and len(player["new_stars"]) == len(
+        set(player["new_stars"])
+    )
     line_ends = {p for k in lines for p in ends(k)}
     assert line_ends <= stars, "a line ends off a star"
     segments = [k for star in player["shooting"] for k in star]
@@ -46,7 +49,11 @@ def check_player(player: dict, rules: dict) -> None:
     assert seg_ends <= stars and not (seg_ends & line_ends), "a shooting star touches a line"
     assert all(CROSSING.get(k) not in set(lines) for k in segments), "a shooting star crosses a line"
     assert all(1 <= len(star) <= 3 for star in player["shooting"])
-    objects = list(player["planets"]) + list(player["twinkles"]) + [g + d for g in player["galaxies"] for d in (0, 1)]
+    objects = (
+        list(player["planets"])
+        + list(player["twinkles"])
+        + [g + d for g in player["galaxies"] for d in (0, 1)]
+    )
     objects += [p for p in (player["moon"], player["black_hole"]) if p is not None]
     assert len(objects) == len(set(objects)), "two objects on one point"
     assert not (set(objects) & line_ends) and not (set(objects) & seg_ends), "an object on a used star"
@@ -65,7 +72,7 @@ def invariants(folded) -> None:
     for live, public in zip(state["players"], state["public"]):
         check_player(live, state["rules"])
         # The public sheet is the live one as of the last reveal: a prefix of it.
-        assert live["lines"][:len(public["lines"])] == public["lines"]
+        assert live["lines"][: len(public["lines"])] == public["lines"]
         assert public["log"] == [] and public["pending"] == []
         if live["confirmed"]:
             assert live["drawn"] and not live["pending"] and not live["stars_left"]
@@ -76,20 +83,30 @@ def invariants(folded) -> None:
 @pytest.mark.parametrize("seats", SEATS)
 def test_bulk_random_playouts_keep_invariants(seats):
     for i in range(BULK):
-        folded, _entries = play_random_match(GAME, seats, f"bulk-{seats}-{i}", thorough=False,
-                                            options=options_for(i, seats), on_step=invariants)
+        folded, _entries = play_random_match(
+            GAME,
+            seats,
+            f"bulk-{seats}-{i}",
+            thorough=False,
+            options=options_for(i, seats),
+            on_step=invariants,
+        )
         result = GAME.outcome(folded.state)
         assert len(result["breakdown"]) == seats
         assert [sum(b.values()) for b in result["breakdown"]] == result["scores"]
         if seats == 1:
             assert result["winners"] == []
         else:
-            assert result["winners"] and all(result["scores"][w] == max(result["scores"]) for w in result["winners"])
+            assert result["winners"] and all(
+                result["scores"][w] == max(result["scores"]) for w in result["winners"]
+            )
 
 
 @pytest.mark.parametrize("seats", SEATS)
 def test_thorough_playout_with_options(seats):
     for i in (2,):
         seed = f"thorough-{seats}-{i}"
-        folded, _ = play_random_match(GAME, seats, seed, thorough=True, options=options_for(i, seats), on_step=invariants)
+        folded, _ = play_random_match(
+            GAME, seats, seed, thorough=True, options=options_for(i, seats), on_step=invariants
+        )
         check_sampling(GAME, folded, seats, seed)

@@ -1,10 +1,12 @@
 """LATS-R6 Power Bonus; worked examples 10, 13, 14, 15 (sheet 0 unless stated)."""
+
 import pytest
 
-from plugins.look_at_the_stars.content import CONTENT
-from plugins.look_at_the_stars.geometry import any_placement_keys, line_json
-from plugins.look_at_the_stars.sheet import Sheet
-from plugins.look_at_the_stars.testing import (
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.look_at_the_stars.content import CONTENT
+from gameroom.plugins.look_at_the_stars.geometry import any_placement_keys, line_json
+from gameroom.plugins.look_at_the_stars.sheet import Sheet
+from gameroom.plugins.look_at_the_stars.testing import (
     GAME,
     canon,
     key,
@@ -16,7 +18,6 @@ from plugins.look_at_the_stars.testing import (
     with_player,
     with_points,
 )
-from service.plugin_api import IllegalMove
 
 CONFIRM = {"type": "confirm_turn"}
 DECLINE = {"type": "decline_power"}
@@ -52,8 +53,11 @@ def test_R6_1_detection_after_a_card_uses_old_and_pre_drawn_lines():
     # A symmetric shape found under two rotations is one occurrence.
     assert len(powered("planet", "3,3-4,3", "4,3-5,3", "5,3-6,3")["players"][0]["pending"]) == 1
     # Consumed lines never count again.
-    state = with_player(with_lines(new_state(sheets=[0], power_bonus_card="planet"), 0,
-                                   "3,3-4,3", "4,3-5,3", "5,3-6,3"), 0, consumed=[key("3,3-4,3")])
+    state = with_player(
+        with_lines(new_state(sheets=[0], power_bonus_card="planet"), 0, "3,3-4,3", "4,3-5,3", "5,3-6,3"),
+        0,
+        consumed=[key("3,3-4,3")],
+    )
     assert with_pending(state, 0)["players"][0]["pending"] == []
 
 
@@ -114,19 +118,25 @@ def test_R6_3_once_per_game_powers():
 
 def test_R6_4_unused_stars():
     state = powered("planet", "3,3-4,3", "4,3-5,3", "5,3-6,3")
-    state = with_player(state, 0, public=False, shooting=[[key("8,8-7,7")]], heads=[88],
-                        galaxies=[40], black_hole=None)
+    state = with_player(
+        state, 0, public=False, shooting=[[key("8,8-7,7")]], heads=[88], galaxies=[40], black_hole=None
+    )
     targets = points_of(GAME.legal_moves(state, 0))
     assert (8, 4) in targets
     assert not {(3, 3), (6, 3), (7, 7), (8, 8), (0, 4), (1, 4), (2, 2), (0, 5), (4, 9)} & targets
-    later = with_pending(with_lines(new_state(sheets=[0], power_bonus_card="planet", turn=7), 0,
-                                    "3,3-4,3", "4,3-5,3", "5,3-6,3"), 0)
+    later = with_pending(
+        with_lines(
+            new_state(sheets=[0], power_bonus_card="planet", turn=7), 0, "3,3-4,3", "4,3-5,3", "5,3-6,3"
+        ),
+        0,
+    )
     assert not any(y < 2 for _, y in points_of(GAME.legal_moves(later, 0)))  # closed rows
 
 
 def test_example_10_R6_5_line_power_chains():
-    state = with_lines(new_state(sheets=[0], card=3, power_bonus_card="line"), 0,
-                       "4,1-5,2", "2,6-3,7", "4,8-5,9")
+    state = with_lines(
+        new_state(sheets=[0], card=3, power_bonus_card="line"), 0, "4,1-5,2", "2,6-3,7", "4,8-5,9"
+    )
     assert with_pending(state, 0)["players"][0]["pending"] == []
     state, events = step(state, 0, {"type": "place_card", "rotation": 0, "dx": 4, "dy": 1})
     assert sorted(events[0]["lines"]) == sorted([canon("5,2-6,3"), canon("6,3-7,4")])
@@ -142,7 +152,7 @@ def test_example_10_R6_5_line_power_chains():
 def test_R6_5_bonus_line_obeys_line_rules():
     state = powered("line", *shape("line", 2, 2))
     targets = [m["line"] for m in GAME.legal_moves(state, 0) if "line" in m]
-    assert canon("2,2-3,2") not in targets       # planet
+    assert canon("2,2-3,2") not in targets  # planet
     assert canon("3,3-4,4") in targets
     assert all(canon(t) not in targets for t in shape("line", 2, 2))  # no doubled lines
     with pytest.raises(IllegalMove) as info:
@@ -180,7 +190,9 @@ def test_R6_7_new_stars_up_to_two_then_ordinary_stars():
 
 
 def test_R6_7_new_stars_not_near_a_black_hole():
-    state = with_player(powered("new_stars", *shape("new_stars", 3, 2)), 0, public=False, black_hole=62)  # 2,6
+    state = with_player(
+        powered("new_stars", *shape("new_stars", 3, 2)), 0, public=False, black_hole=62
+    )  # 2,6
     assert not {(1, 5), (2, 5), (1, 6), (3, 5)} & points_of(GAME.legal_moves(state, 0))
     assert (6, 9) in points_of(GAME.legal_moves(state, 0))
 
@@ -189,10 +201,15 @@ def test_R6_8_galaxy_next_to_the_occurrence_group():
     state = powered("galaxy", *shape("galaxy", 3, 1), "0,7-1,8", "1,8-2,8", "2,8-2,9")
     targets = points_of(GAME.legal_moves(state, 0))
     group_pts = {(4, 2), (5, 3), (4, 4), (6, 3)}
-    assert targets and all(any(max(abs(x - gx), abs(y - gy)) == 1 or max(abs(x + 1 - gx), abs(y - gy)) == 1
-                               for gx, gy in group_pts) for x, y in targets)
-    assert (7, 3) in targets          # 7,3 + 8,3, 7,3 next to 6,3
-    assert (2, 7) not in targets      # next to the other group only
+    assert targets and all(
+        any(
+            max(abs(x - gx), abs(y - gy)) == 1 or max(abs(x + 1 - gx), abs(y - gy)) == 1
+            for gx, gy in group_pts
+        )
+        for x, y in targets
+    )
+    assert (7, 3) in targets  # 7,3 + 8,3, 7,3 next to 6,3
+    assert (2, 7) not in targets  # next to the other group only
     with pytest.raises(IllegalMove) as info:
         use(state, point=[2, 7])
     assert info.value.code == "illegal-target"
@@ -216,7 +233,7 @@ def test_example_13_R6_9_twinkling_star():
 def test_R6_10_luminous_aura():
     state = powered("luminous_aura", *shape("luminous_aura", 5, 4), "0,0-1,0", "1,0-2,0")
     targets = points_of(GAME.legal_moves(state, 0))
-    assert (0, 0) not in targets      # a 2-line group is not eligible
+    assert (0, 0) not in targets  # a 2-line group is not eligible
     assert (6, 6) in targets
     state, _ = use(state, point=[6, 6])
     assert score(state)["auras"] == 2
@@ -238,8 +255,12 @@ def test_R6_11_nova_and_aura_respect_the_sun_unless_option():
     lines = ("0,0-1,0", "1,0-2,0", "2,0-2,1", *shape("nova", 3, 6))
     state = with_pending(with_lines(new_state(sheets=[0], power_bonus_card="nova", turn=7), 0, *lines), 0)
     assert (0, 0) not in points_of(GAME.legal_moves(state, 0))
-    free = with_pending(with_lines(new_state(sheets=[0], power_bonus_card="nova", turn=7,
-                                             sun_blocks_nova_and_aura=False), 0, *lines), 0)
+    free = with_pending(
+        with_lines(
+            new_state(sheets=[0], power_bonus_card="nova", turn=7, sun_blocks_nova_and_aura=False), 0, *lines
+        ),
+        0,
+    )
     assert (0, 0) in points_of(GAME.legal_moves(free, 0))
 
 
@@ -251,8 +272,9 @@ def test_example_14_R6_12_black_hole():
     for p in ("3,6", "4,6", "5,6", "3,7", "5,7", "4,8", "5,8"):
         x, y = map(int, p.split(","))
         assert not sheet.usable(y * 10 + x)
-    early = with_lines(new_state(sheets=[0], power_bonus_card="black_hole"), 0, "5,7-5,8",
-                       *shape("black_hole", 5, 1))
+    early = with_lines(
+        new_state(sheets=[0], power_bonus_card="black_hole"), 0, "5,7-5,8", *shape("black_hole", 5, 1)
+    )
     early, _ = use(with_pending(early, 0), point=[4, 7])
     assert score(early)["black_hole"] == 5
 

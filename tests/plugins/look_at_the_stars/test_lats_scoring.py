@@ -1,8 +1,9 @@
 """LATS-R7 scoring, and the worked examples 3-9 of the spec (sheet 0 unless stated)."""
+
 import pytest
 
-from plugins.look_at_the_stars.scoring import max_disjoint, point_bonus_occurrences
-from plugins.look_at_the_stars.testing import (
+from gameroom.plugins.look_at_the_stars.scoring import max_disjoint, point_bonus_occurrences
+from gameroom.plugins.look_at_the_stars.testing import (
     new_state,
     score,
     with_lines,
@@ -63,8 +64,18 @@ def test_example_8_point_bonus_plus():
     assert (s["constellations"], s["planets"], s["point_bonus"], s["total"]) == (7, 1, 3, 11)
 
 
-NINE = ("4,3-5,3", "5,3-6,3", "5,2-5,3", "5,3-5,4", "6,3-7,3", "6,2-6,3", "6,3-6,4",
-        "4,4-5,4", "5,4-6,4", "5,4-5,5")
+NINE = (
+    "4,3-5,3",
+    "5,3-6,3",
+    "5,2-5,3",
+    "5,3-5,4",
+    "6,3-7,3",
+    "6,2-6,3",
+    "6,3-6,4",
+    "4,4-5,4",
+    "5,4-6,4",
+    "5,4-5,5",
+)
 
 
 def test_example_9_disjoint_counting_vs_greedy_scan():
@@ -80,13 +91,40 @@ def test_example_9_disjoint_counting_vs_greedy_scan():
 
 def test_R7_1_each_valid_size_scores_once_up_to_33():
     # Six separate constellations of sizes 3..8 on sheet 0.
-    lines = ["0,0-1,0", "1,0-2,0", "2,0-2,1",                                      # 3
-             "0,2-0,3", "0,3-0,4", "1,4-0,4", "1,3-1,4",                          # 4
-             "3,3-4,3", "4,3-5,3", "5,3-6,3", "6,3-7,3", "7,3-8,3",               # 5
-             "4,6-5,6", "5,6-6,6", "6,6-7,6", "7,6-8,6", "8,6-9,6", "9,6-9,5",    # 6
-             "2,7-3,7", "3,7-4,7", "4,7-5,7", "5,7-6,7", "6,7-7,7", "7,7-8,7", "8,7-8,8",  # 7
-             "1,8-2,8", "2,8-2,9", "2,9-3,9", "3,9-3,10", "3,10-4,10", "4,10-5,10", "5,10-5,9",  # 8 with 4,9-5,9
-             ]
+    lines = [
+        "0,0-1,0",
+        "1,0-2,0",
+        "2,0-2,1",  # 3
+        "0,2-0,3",
+        "0,3-0,4",
+        "1,4-0,4",
+        "1,3-1,4",  # 4
+        "3,3-4,3",
+        "4,3-5,3",
+        "5,3-6,3",
+        "6,3-7,3",
+        "7,3-8,3",  # 5
+        "4,6-5,6",
+        "5,6-6,6",
+        "6,6-7,6",
+        "7,6-8,6",
+        "8,6-9,6",
+        "9,6-9,5",  # 6
+        "2,7-3,7",
+        "3,7-4,7",
+        "4,7-5,7",
+        "5,7-6,7",
+        "6,7-7,7",
+        "7,7-8,7",
+        "8,7-8,8",  # 7
+        "1,8-2,8",
+        "2,8-2,9",
+        "2,9-3,9",
+        "3,9-3,10",
+        "3,10-4,10",
+        "4,10-5,10",
+        "5,10-5,9",  # 8 with 4,9-5,9
+    ]
     state = sheet0(*lines)
     s = score(state)
     assert s["constellations"] == 33
@@ -111,8 +149,9 @@ def test_R7_3_shooting_stars_one_point_per_segment():
 DOUBLE_FORK = ("3,2-4,3", "3,4-4,3", "4,3-5,3", "5,3-6,2", "5,3-6,4")  # card 7 at (3, 1)
 
 
-@pytest.mark.parametrize("card,lines,points", [(7, DOUBLE_FORK, 5), (3, PLUS_53, 3), (7, PLUS_53, 0),
-                                               (3, DOUBLE_FORK, 0)])
+@pytest.mark.parametrize(
+    "card,lines,points", [(7, DOUBLE_FORK, 5), (3, PLUS_53, 3), (7, PLUS_53, 0), (3, DOUBLE_FORK, 0)]
+)
 def test_R7_4_point_bonus_scores_the_card_value_per_occurrence(card, lines, points):
     state = with_lines(new_state(sheets=[0], point_bonus_card=card), 0, *lines)
     assert score(state)["point_bonus"] == points
@@ -139,7 +178,8 @@ def test_R7_5_power_bonus_points():
 
 
 def test_R7_6_total_and_shared_rank():
-    from plugins.look_at_the_stars.testing import GAME
+    from gameroom.plugins.look_at_the_stars.testing import GAME
+
     state = new_state(2, sheets=[0, 0])
     state = with_lines(state, 0, "0,0-1,1", "1,1-1,2", "1,2-1,3")
     state = with_lines(state, 1, "0,0-1,1", "1,1-1,2", "1,2-1,3")

@@ -6,7 +6,8 @@ The match's stream still holds one entry per step (the platform numbers every
 accepted command), so the *number of entries* before the reveal is visible to
 others; see the note in plugins/look_at_the_stars/views.py.
 """
-from plugins.look_at_the_stars.testing import GAME, canon, new_state, step, with_lines
+
+from gameroom.plugins.look_at_the_stars.testing import GAME, canon, new_state, step, with_lines
 
 NAMES = ["Ana", "Bo"]
 
@@ -27,9 +28,11 @@ def short_turn():
 def long_turn():
     """Seat 0 draws the card and uses the Line power twice: three sealed steps."""
     state, steps = opening(), []
-    for move in ({"type": "place_card", "rotation": 0, "dx": 4, "dy": 1},
-                 {"type": "use_power", "line": canon("3,7-4,8")},
-                 {"type": "use_power", "line": canon("7,4-8,5")}):
+    for move in (
+        {"type": "place_card", "rotation": 0, "dx": 4, "dy": 1},
+        {"type": "use_power", "line": canon("3,7-4,8")},
+        {"type": "use_power", "line": canon("7,4-8,5")},
+    ):
         state, events = step(state, 0, move)
         steps.append(events)
     return state, steps
@@ -54,8 +57,10 @@ def test_H2_every_sealed_step_looks_the_same_to_others_in_events_and_text():
     for viewer in (1, None):
         seen = {repr([GAME.redact(e, viewer) for e in events]) for events in short_steps + long_steps}
         assert seen == {repr([{"type": "step_taken", "seat": 0}])}
-        texts = {tuple(GAME.describe(GAME.redact(e, viewer), viewer, NAMES) for e in events)
-                 for events in short_steps + long_steps}
+        texts = {
+            tuple(GAME.describe(GAME.redact(e, viewer), viewer, NAMES) for e in events)
+            for events in short_steps + long_steps
+        }
         assert texts == {("Ana is drawing.",)}
 
 

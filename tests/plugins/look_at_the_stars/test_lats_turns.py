@@ -1,13 +1,14 @@
 """LATS-R1 setup, R2 turn structure, X1-X5 randomness, H1-H4 hidden information, options."""
+
 import json
 
 import pytest
 from marshmallow import ValidationError
 
-from plugins.look_at_the_stars.content import CONTENT
-from plugins.look_at_the_stars.testing import GAME, new_state, step, with_lines
-from service.core.decider import Folded, apply_entry, setup_entry
-from service.plugin_api import IllegalMove, Rng
+from gameroom.core.decider import Folded, apply_entry, setup_entry
+from gameroom.plugin_api import IllegalMove, Rng
+from gameroom.plugins.look_at_the_stars.content import CONTENT
+from gameroom.plugins.look_at_the_stars.testing import GAME, new_state, step, with_lines
 
 CONFIRM = {"type": "confirm_turn"}
 SKIP = {"type": "skip_card"}
@@ -23,7 +24,13 @@ def test_R1_1_R1_3_X1_X2_distinct_sheets_and_three_piles():
     state, events = opening(8)
     assert sorted(p["sheet"] for p in state["players"]) == list(range(8))
     assert sorted(state["deck"]) == list(range(30))
-    assert events[-1] == {"type": "card_revealed", "turn": 1, "pile": 1, "card": state["deck"][0], "reveal": True}
+    assert events[-1] == {
+        "type": "card_revealed",
+        "turn": 1,
+        "pile": 1,
+        "card": state["deck"][0],
+        "reveal": True,
+    }
     for n in (1, 2, 5):
         st, _ = opening(n, seed=f"x{n}", solo_variant=n == 1)
         assert len({p["sheet"] for p in st["players"]}) == n
@@ -41,12 +48,18 @@ def test_R1_4_X3_X4_bonus_cards_defaults_and_choices():
     state, _ = opening(2, point_bonus_card=9, power_bonus_card="black_hole")
     assert state["rules"]["point_bonus"] == 8
     assert CONTENT.power_bonus[state["rules"]["power_bonus"]].power == "black_hole"
-    basics = {opening(2, seed=f"b{i}", power_bonus_card="random_basic")[0]["rules"]["power_bonus"]
-              for i in range(40)}
+    basics = {
+        opening(2, seed=f"b{i}", power_bonus_card="random_basic")[0]["rules"]["power_bonus"]
+        for i in range(40)
+    }
     assert basics <= {1, 2, 3, 4, 7} and len(basics) > 1
-    alls = {opening(2, seed=f"a{i}", power_bonus_card="random_all")[0]["rules"]["power_bonus"] for i in range(60)}
+    alls = {
+        opening(2, seed=f"a{i}", power_bonus_card="random_all")[0]["rules"]["power_bonus"] for i in range(60)
+    }
     assert alls - {1, 2, 3, 4, 7}
-    points = {opening(2, seed=f"p{i}", point_bonus_card="random")[0]["rules"]["point_bonus"] for i in range(40)}
+    points = {
+        opening(2, seed=f"p{i}", point_bonus_card="random")[0]["rules"]["point_bonus"] for i in range(40)
+    }
     assert len(points) > 3 and points <= set(range(10))
 
 
@@ -58,11 +71,23 @@ def test_R1_5_sheet_contents():
 
 def test_options_table_defaults_and_validation():
     opts = GAME.load_options({})
-    assert opts == {"point_bonus_card": "default", "power_bonus_card": "default", "allow_mirror": False,
-                    "point_bonus_counting": "max_disjoint", "decline_consumes_all_pending": False,
-                    "sun_blocks_nova_and_aura": True, "live_score": False, "solo_variant": False}
-    for bad in ({"point_bonus_card": 11}, {"point_bonus_card": True}, {"power_bonus_card": "comet"},
-                {"point_bonus_counting": "best"}, {"nope": 1}):
+    assert opts == {
+        "point_bonus_card": "default",
+        "power_bonus_card": "default",
+        "allow_mirror": False,
+        "point_bonus_counting": "max_disjoint",
+        "decline_consumes_all_pending": False,
+        "sun_blocks_nova_and_aura": True,
+        "live_score": False,
+        "solo_variant": False,
+    }
+    for bad in (
+        {"point_bonus_card": 11},
+        {"point_bonus_card": True},
+        {"power_bonus_card": "comet"},
+        {"point_bonus_counting": "best"},
+        {"nope": 1},
+    ):
         with pytest.raises(ValidationError):
             GAME.load_options(bad)
 
@@ -129,19 +154,23 @@ def test_solo_variant_has_no_winner():
 
 def test_malformed_moves_are_refused_with_codes():
     state = new_state(1, sheets=[0], card=2)
-    for move, code in (({}, "unknown-move"), ({"type": 3}, "unknown-move"),
-                       ({"type": "place_card", "rotation": "1", "dx": 0, "dy": 0}, "malformed-move"),
-                       ({"type": "place_card", "rotation": 9, "dx": 0, "dy": 0}, "bad-rotation"),
-                       ({"type": "place_card", "rotation": 0, "dx": 40, "dy": 0}, "off-sheet"),
-                       ({"type": "place_card", "rotation": 0, "dx": 2, "dy": 2, "x": 1}, "malformed-move"),
-                       ({"type": "use_power", "point": [1, 1]}, "no-power-pending"),
-                       ({"type": "select_occurrence", "lines": "x"}, "no-power-pending")):
+    for move, code in (
+        ({}, "unknown-move"),
+        ({"type": 3}, "unknown-move"),
+        ({"type": "place_card", "rotation": "1", "dx": 0, "dy": 0}, "malformed-move"),
+        ({"type": "place_card", "rotation": 9, "dx": 0, "dy": 0}, "bad-rotation"),
+        ({"type": "place_card", "rotation": 0, "dx": 40, "dy": 0}, "off-sheet"),
+        ({"type": "place_card", "rotation": 0, "dx": 2, "dy": 2, "x": 1}, "malformed-move"),
+        ({"type": "use_power", "point": [1, 1]}, "no-power-pending"),
+        ({"type": "select_occurrence", "lines": "x"}, "no-power-pending"),
+    ):
         with pytest.raises(IllegalMove) as info:
             GAME.decide(state, 0, move, None)
         assert info.value.code == code, move
 
 
 # -- hidden information -------------------------------------------------------
+
 
 def _secret_steps():
     state = new_state(3, sheets=[0, 1, 2], card=2)
@@ -154,7 +183,10 @@ def test_H2_unconfirmed_steps_are_sealed():
     drawn = events[0]["lines"]
     for viewer in (None, 1, 2):
         view = GAME.view(state, viewer)
-        assert view["sheets"][0]["lines"] == GAME.view(new_state(3, sheets=[0, 1, 2], card=2), viewer)["sheets"][0]["lines"]
+        assert (
+            view["sheets"][0]["lines"]
+            == GAME.view(new_state(3, sheets=[0, 1, 2], card=2), viewer)["sheets"][0]["lines"]
+        )
         assert json.dumps(drawn[0]) not in json.dumps(view["sheets"][0])
         assert "pending" not in view["sheets"][0] and "turn_steps" not in view["sheets"][0]
         assert GAME.redact(events[0], viewer) == {"type": "step_taken", "seat": 0}
@@ -204,8 +236,10 @@ def test_sample_state_keeps_the_view_and_hides_the_deck():
         sampled = GAME.sample_state(view, seat, Rng("sample"))
         assert GAME.view(sampled, seat) == view
         assert sampled["deck"][:1] == state["deck"][:1] and sorted(sampled["deck"]) == list(range(30))
-    assert GAME.view(GAME.sample_state(GAME.view(state, 1), 1, Rng(1)), 1)["sheets"][0]["lines"] == \
-        GAME.view(state, 1)["sheets"][0]["lines"]
+    assert (
+        GAME.view(GAME.sample_state(GAME.view(state, 1), 1, Rng(1)), 1)["sheets"][0]["lines"]
+        == GAME.view(state, 1)["sheets"][0]["lines"]
+    )
 
 
 def test_describe_is_a_sentence():
@@ -216,6 +250,7 @@ def test_describe_is_a_sentence():
 
 
 # -- LATS section 1 and option solo_variant: who may play -------------------------
+
 
 def test_section_1_one_player_only_with_solo_variant():
     with pytest.raises(IllegalMove) as refused:
@@ -249,10 +284,12 @@ def test_solo_variant_with_several_players_changes_nothing():
 
 
 def test_section_1_a_one_seat_match_is_refused_without_solo_variant(plain_matches):
-    from service.errors import ValidationFailed
+    from gameroom.errors import ValidationFailed
 
     with pytest.raises(ValidationFailed) as refused:
         plain_matches.create("look-at-the-stars", [{"name": "Ana"}])
     assert refused.value.code == "bad-seat-count" and "solo_variant" in str(refused.value)
-    loaded, tokens = plain_matches.create("look-at-the-stars", [{"name": "Ana"}], options={"solo_variant": True})
+    loaded, tokens = plain_matches.create(
+        "look-at-the-stars", [{"name": "Ana"}], options={"solo_variant": True}
+    )
     assert list(tokens) == [0] and loaded.folded.state["rules"]["solo"]

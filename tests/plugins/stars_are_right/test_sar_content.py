@@ -1,11 +1,12 @@
 """The content file (SAR-B1): loaded and validated at import."""
+
 import copy
 import json
 from collections import Counter
 
 import pytest
 
-from plugins.stars_are_right.content import (
+from gameroom.plugins.stars_are_right.content import (
     CARDS,
     DATA_FILE,
     GOO,
@@ -22,8 +23,15 @@ RAW = json.loads(DATA_FILE.read_text(encoding="utf-8"))
 
 def test_B1_1_tiles_and_face_pairs():
     pairs = Counter(TILE_FACES)
-    assert pairs == {("2", "3"): 7, ("1", "4"): 5, ("V", "5"): 3, ("Wn", "Wx"): 3,
-                     ("Sh", "Me"): 3, ("Su", "Se"): 2, ("Mo", "Le"): 2}
+    assert pairs == {
+        ("2", "3"): 7,
+        ("1", "4"): 5,
+        ("V", "5"): 3,
+        ("Wn", "Wx"): 3,
+        ("Sh", "Me"): 3,
+        ("Su", "Se"): 2,
+        ("Mo", "Le"): 2,
+    }
     assert TILE_FACES[21] == ("Su", "Se") and TILE_FACES[24] == ("Mo", "Le")
 
 
@@ -48,14 +56,17 @@ def broken(card_id, field, value):
     return raw
 
 
-@pytest.mark.parametrize("card_id,field,value", [
-    (17, "bonus", "Xx"),
-    (40, "points", 3),
-    (5, "constellation", [[["Mo", None], ["5"]]]),
-    (61, "power", "Z"),
-    (13, "invocation", "PQ"),
-    (70, "family", "hastur"),
-])
+@pytest.mark.parametrize(
+    "card_id,field,value",
+    [
+        (17, "bonus", "Xx"),
+        (40, "points", 3),
+        (5, "constellation", [[["Mo", None], ["5"]]]),
+        (61, "power", "Z"),
+        (13, "invocation", "PQ"),
+        (70, "family", "hastur"),
+    ],
+)
 def test_malformed_card_names_the_card_and_the_field(card_id, field, value):
     with pytest.raises(ContentError) as err:
         load_content(broken(card_id, field, value))

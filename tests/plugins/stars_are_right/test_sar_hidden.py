@@ -1,18 +1,22 @@
 """Hidden information (SAR-H1 .. H5): views, redacted events, sampling."""
+
 import json
 
-from plugins.stars_are_right import StarsAreRight
-from plugins.stars_are_right.scenario import position, step
-from service.core.rng import rng_for
-from service.testing.conformance import play_random_match
+from gameroom.core.rng import rng_for
+from gameroom.plugins.stars_are_right import StarsAreRight
+from gameroom.plugins.stars_are_right.scenario import position, step
+from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()
 
 
 def _ids(data) -> set:
     text = json.dumps(data)
-    return {int(tok) for tok in text.replace("[", " ").replace("]", " ").replace(",", " ").split()
-            if tok.isdigit()}
+    return {
+        int(tok)
+        for tok in text.replace("[", " ").replace("]", " ").replace(",", " ").split()
+        if tok.isdigit()
+    }
 
 
 def test_H1_H2_views_show_own_hand_only():
@@ -46,9 +50,14 @@ def test_H2_H4_redacted_events_never_leak_hands_or_deck_order():
 
 
 def test_H3_dhole_look_only_for_its_user_in_card_id_order():
-    state = position(2, hands=[[], [3]], tables=[[67], []], phase="services",
-                     deck=[50, 9, 31], discard=[c for c in range(1, 76)
-                                                if c not in (50, 9, 31, 67, 3)])
+    state = position(
+        2,
+        hands=[[], [3]],
+        tables=[[67], []],
+        phase="services",
+        deck=[50, 9, 31],
+        discard=[c for c in range(1, 76) if c not in (50, 9, 31, 67, 3)],
+    )
     state, events = step(state, 0, {"type": "use_dhole", "minion": 67, "pile": "draw"})
     assert GAME.view(state, 0)["dhole"] == {"pile": "draw", "look": [9, 31, 50]}
     assert GAME.view(state, 1)["dhole"] == {"pile": "draw"}

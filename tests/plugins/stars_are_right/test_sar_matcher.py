@@ -1,14 +1,15 @@
 """Constellation matching (SAR-B8) and supporting servitors (SAR-B9)."""
+
 import random
 
 import pytest
 
-from plugins.stars_are_right.content import CARDS
-from plugins.stars_are_right.matcher import pack_sky, raw_placements, rotate, visible, visible_cards
-from plugins.stars_are_right.naive import naive_visible
-from plugins.stars_are_right.scenario import S0, build_sky, parse_sky, position, step
-from plugins.stars_are_right.summon import summon_options
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.stars_are_right.content import CARDS
+from gameroom.plugins.stars_are_right.matcher import pack_sky, raw_placements, rotate, visible, visible_cards
+from gameroom.plugins.stars_are_right.naive import naive_visible
+from gameroom.plugins.stars_are_right.scenario import S0, build_sky, parse_sky, position, step
+from gameroom.plugins.stars_are_right.summon import summon_options
 
 NO_MIRROR = {"allow_mirror": False, "dark_cells_may_overhang": False}
 MIRROR = {"allow_mirror": True, "dark_cells_may_overhang": False}
@@ -47,8 +48,10 @@ def test_B8_2_quarter_turn_formula():
     assert rotate(rotate(rotate(rotate(g)))) == g
 
 
-@pytest.mark.parametrize("shape,count", [((2, 4), 32), ((2, 3), 48), ((2, 2), 64), ((1, 4), 40),
-                                         ((1, 3), 60), ((1, 2), 80), ((1, 1), 100)])
+@pytest.mark.parametrize(
+    "shape,count",
+    [((2, 4), 32), ((2, 3), 48), ((2, 2), 64), ((1, 4), 40), ((1, 3), 60), ((1, 2), 80), ((1, 1), 100)],
+)
 def test_B8_6_placement_counts(shape, count):
     h, w = shape
     grid = tuple(tuple("1" for _ in range(w)) for _ in range(h))
@@ -64,17 +67,20 @@ def test_example_14_placement_counts_for_a_2x4_group():
 
 
 def test_B8_6_one_by_two_group_covers_40_distinct_cell_pairs():
-    pairs = {frozenset(((r0, c0), (r0 + len(g) - 1, c0 + len(g[0]) - 1)))
-             for g, r0, c0 in raw_placements((("1", "2"),), False, False)}
+    pairs = {
+        frozenset(((r0, c0), (r0 + len(g) - 1, c0 + len(g[0]) - 1)))
+        for g, r0, c0 in raw_placements((("1", "2"),), False, False)
+    }
     assert len(pairs) == 40
 
 
 def test_example_6_B8_2_B8_5_rotation_and_disjoint_groups():
     sky = packed()
-    assert visible(34, sky, NO_MIRROR)      # Su/3 turned a quarter turn, Le 2 as printed
+    assert visible(34, sky, NO_MIRROR)  # Su/3 turned a quarter turn, Le 2 as printed
     assert not visible(25, sky, NO_MIRROR)  # both groups would need the 3 at (2,0)
     # Each group of #25 alone is visible: only disjointness fails.
-    from plugins.stars_are_right.matcher import group_placements
+    from gameroom.plugins.stars_are_right.matcher import group_placements
+
     for group in CARDS[25].groups:
         assert any(sky & m == v for m, v, _ in group_placements(group, False, False))
 
@@ -88,7 +94,7 @@ def test_example_7_B8_2_mirror_option():
 
 def test_example_8_B8_5_minion_groups_use_distinct_tiles():
     assert not visible(61, packed(), NO_MIRROR)  # only two V tiles
-    flipped = set_cell(S0, 9, "V:13")            # (1,4): tile 13 shows V
+    flipped = set_cell(S0, 9, "V:13")  # (1,4): tile 13 shows V
     assert visible(61, packed(flipped), NO_MIRROR)
 
 
@@ -121,8 +127,14 @@ def test_B8_3_dark_cells_may_overhang_option():
     # fully dark top row, so "5 V . Le" on sky row 0 needs the overhang.
     text = build_sky({0: "5:13", 1: "V:12", 3: "Le:24"})
     for overhang, expected in ((False, []), (True, [[16, 17]])):
-        state = position(2, hands=[[6], []], tables=[[16, 17], []], phase="summon", sky=text,
-                         options={"dark_cells_may_overhang": overhang})
+        state = position(
+            2,
+            hands=[[6], []],
+            tables=[[16, 17], []],
+            phase="summon",
+            sky=text,
+            options={"dark_cells_may_overhang": overhang},
+        )
         assert [m["supporters"] for m in summon_options(state, 0)] == expected
 
 
@@ -136,14 +148,17 @@ def test_fast_matcher_agrees_with_naive_reference_on_random_skies():
         opts = {"allow_mirror": trial % 2 == 1, "dark_cells_may_overhang": trial % 3 == 0}
         for card in range(1, 76):
             assert visible(card, packed_sky, opts) == naive_visible(
-                card, sky, faces, opts["allow_mirror"], opts["dark_cells_may_overhang"]), (trial, card)
+                card, sky, faces, opts["allow_mirror"], opts["dark_cells_may_overhang"]
+            ), (trial, card)
         for card in range(1, 13):
             dark = frozenset(rnd.sample(sorted(CARDS[card].codes), rnd.randrange(1, 4)))
             assert visible(card, packed_sky, opts, dark) == naive_visible(
-                card, sky, faces, opts["allow_mirror"], opts["dark_cells_may_overhang"], dark)
+                card, sky, faces, opts["allow_mirror"], opts["dark_cells_may_overhang"], dark
+            )
 
 
 # -- SAR-B9: supporting servitors -------------------------------------------
+
 
 def example_9_position(opponent_goo=()):
     return position(2, hands=[[5], []], tables=[[16, 39, 41], list(opponent_goo)], phase="summon")
@@ -156,7 +171,8 @@ def test_example_9_supporting_servitors_and_cap():
     assert {"type": "summon", "card": 5, "supporters": [16, 39, 41]} in options
     # No smaller set suffices in S0.
     assert [m for m in options if m["card"] == 5] == [
-        {"type": "summon", "card": 5, "supporters": [16, 39, 41]}]
+        {"type": "summon", "card": 5, "supporters": [16, 39, 41]}
+    ]
     new, events = step(state, 0, {"type": "summon", "card": 5, "supporters": [41, 16, 39]})
     assert events[0]["discarded"] == [39, 41]
     assert sorted(new["tables"][0]) == [5, 16]
@@ -204,8 +220,7 @@ def test_B9_5_unnecessary_supporters_and_tapped_supporters_are_allowed():
     # Hastur #4 (5 . 4 / Mo V Le) printed at rows 0-1, columns 0-2.
     text = build_sky({0: "5:13", 2: "4:8", 5: "Mo:23", 6: "V:12", 7: "Le:24"})
     assert visible(4, packed(text), NO_MIRROR)
-    state = position(2, hands=[[4], []], tables=[[16, 39], []], phase="summon", sky=text,
-                     tapped=[16])
+    state = position(2, hands=[[4], []], tables=[[16, 39], []], phase="summon", sky=text, tapped=[16])
     options = [m["supporters"] for m in summon_options(state, 0) if m["card"] == 4]
     assert sorted(options) == [[], [16], [16, 39], [39]]
     new, _ = step(state, 0, {"type": "summon", "card": 4, "supporters": [16]})

@@ -1,18 +1,37 @@
 """Malformed and out-of-phase moves are refused with a rule code; AI hooks behave."""
+
 import random
 
-from plugins.stars_are_right import StarsAreRight
-from plugins.stars_are_right.rules import MOVE_TYPES
-from plugins.stars_are_right.scenario import position
-from plugins.stars_are_right.schemas import MOVE_FIELDS
-from service.core.decider import fold
-from service.core.rng import rng_for
-from service.plugin_api import IllegalMove
-from service.testing.conformance import play_random_match
+from gameroom.core.decider import fold
+from gameroom.core.rng import rng_for
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.stars_are_right import StarsAreRight
+from gameroom.plugins.stars_are_right.rules import MOVE_TYPES
+from gameroom.plugins.stars_are_right.scenario import position
+from gameroom.plugins.stars_are_right.schemas import MOVE_FIELDS
+from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()
-JUNK = [None, True, -1, 0, 25, 76, 10_000, "", "row", "draw", 1.5, [], [1], [0, 1], [[0], 1],
-        {}, {"a": 1}, [1, 2, 3]]
+JUNK = [
+    None,
+    True,
+    -1,
+    0,
+    25,
+    76,
+    10_000,
+    "",
+    "row",
+    "draw",
+    1.5,
+    [],
+    [1],
+    [0, 1],
+    [[0], 1],
+    {},
+    {"a": 1},
+    [1, 2, 3],
+]
 
 
 def test_fuzzed_moves_raise_only_illegal_move():
@@ -41,8 +60,13 @@ def test_fuzzed_moves_raise_only_illegal_move():
 
 def test_X1_to_X5_setup_randomness_is_logged_as_separate_events():
     events = GAME.setup(2, GAME.load_options({}), rng_for("x", 1))
-    assert [e["type"] for e in events] == ["match_started", "sky_laid", "deck_shuffled", "dealt",
-                                           "first_player"]
+    assert [e["type"] for e in events] == [
+        "match_started",
+        "sky_laid",
+        "deck_shuffled",
+        "dealt",
+        "first_player",
+    ]
     assert sorted(events[1]["sky"]) == list(range(25)) and len(events[1]["faces"]) == 25
     assert sorted(events[2]["order"]) == list(range(1, 76))
     assert GAME.redact(events[2], 0) == {"type": "deck_shuffled", "count": 75}

@@ -1,10 +1,11 @@
 """Phase 3, changing the sky (SAR-B6), and the worked examples 1-4 and 15."""
+
 import pytest
 
-from plugins.stars_are_right.matcher import pack_sky, visible
-from plugins.stars_are_right.scenario import position, step, steps, up_codes
-from plugins.stars_are_right.sky import legal_actions
-from service.plugin_api import IllegalMove
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.stars_are_right.matcher import pack_sky, visible
+from gameroom.plugins.stars_are_right.scenario import position, step, steps, up_codes
+from gameroom.plugins.stars_are_right.sky import legal_actions
 
 NO_MIRROR = {"allow_mirror": False, "dark_cells_may_overhang": False}
 
@@ -14,7 +15,7 @@ def sky_phase(**pool):
 
 
 def row(state, r):
-    return up_codes(state)[5 * r: 5 * r + 5]
+    return up_codes(state)[5 * r : 5 * r + 5]
 
 
 def refused(state, move, code="no-cancel"):
@@ -41,10 +42,10 @@ def test_B6_2_push_right_and_columns():
 def test_example_2_B6_3_swap_adjacency():
     state = sky_phase(S=1)
     legal = legal_actions(state)
-    assert {"type": "swap", "cells": [4, 9]} in legal      # (0,4)-(1,4)
-    assert {"type": "swap", "cells": [16, 21]} in legal    # (3,1)-(4,1)
-    refused(state, {"type": "swap", "cells": [4, 0]}, "not-adjacent")   # no wrap
-    refused(state, {"type": "swap", "cells": [0, 6]}, "not-adjacent")   # diagonal
+    assert {"type": "swap", "cells": [4, 9]} in legal  # (0,4)-(1,4)
+    assert {"type": "swap", "cells": [16, 21]} in legal  # (3,1)-(4,1)
+    refused(state, {"type": "swap", "cells": [4, 0]}, "not-adjacent")  # no wrap
+    refused(state, {"type": "swap", "cells": [0, 6]}, "not-adjacent")  # diagonal
     state, _ = step(state, 0, {"type": "swap", "cells": [16, 21]})
     assert row(state, 3) == ["Se", "3", "4", "4", "2"]
     assert row(state, 4) == ["Me", "1", "V", "Wn", "2"]
@@ -80,31 +81,39 @@ def test_example_4_B6_5c_same_pair_swapped_twice_is_rejected():
 
 
 def test_example_4_B6_5d_fifth_push_recreates_the_start():
-    state = steps(sky_phase(P=5), 0, [{"type": "push", "line": "row", "index": 0,
-                                       "direction": "right"}] * 4)
+    state = steps(sky_phase(P=5), 0, [{"type": "push", "line": "row", "index": 0, "direction": "right"}] * 4)
     refused(state, {"type": "push", "line": "row", "index": 0, "direction": "right"})
 
 
 def test_example_4_B6_5d_swaps_restoring_S0_are_rejected():
-    state, _ = step(sky_phase(P=1, S=4), 0,
-                    {"type": "push", "line": "row", "index": 0, "direction": "right"})
+    state, _ = step(sky_phase(P=1, S=4), 0, {"type": "push", "line": "row", "index": 0, "direction": "right"})
     assert row(state, 0) == ["Wn", "2", "3", "1", "V"]
-    state = steps(state, 0, [{"type": "swap", "cells": [0, 1]}, {"type": "swap", "cells": [1, 2]},
-                             {"type": "swap", "cells": [2, 3]}])
+    state = steps(
+        state,
+        0,
+        [
+            {"type": "swap", "cells": [0, 1]},
+            {"type": "swap", "cells": [1, 2]},
+            {"type": "swap", "cells": [2, 3]},
+        ],
+    )
     assert row(state, 0) == ["2", "3", "1", "Wn", "V"]
     err = refused(state, {"type": "swap", "cells": [3, 4]})
     assert "B6.5d" in err.message
 
 
 def test_B6_5_no_cancel_checks_option_abd_allows_a_repeated_pair():
-    moves = [{"type": "swap", "cells": [0, 1]},
-             {"type": "push", "line": "row", "index": 0, "direction": "right"},
-             {"type": "swap", "cells": [1, 2]}]  # tiles 1 and 0 again, on new cells
+    moves = [
+        {"type": "swap", "cells": [0, 1]},
+        {"type": "push", "line": "row", "index": 0, "direction": "right"},
+        {"type": "swap", "cells": [1, 2]},
+    ]  # tiles 1 and 0 again, on new cells
     state = position(2, hands=[[], []], phase="sky", pool={"S": 2, "P": 1}, invoked=36)
     state = steps(state, 0, moves[:2])
     refused(state, moves[2])
-    state = position(2, hands=[[], []], phase="sky", pool={"S": 2, "P": 1}, invoked=36,
-                     options={"no_cancel_checks": "abd"})
+    state = position(
+        2, hands=[[], []], phase="sky", pool={"S": 2, "P": 1}, invoked=36, options={"no_cancel_checks": "abd"}
+    )
     state = steps(state, 0, moves)
     assert state["phase"] == "summon"
 
@@ -150,4 +159,4 @@ def test_example_15_B5_10_B6_6_maximum_pool():
     # Each row pushed right 4 times equals one push left.
     start = position(2)["sky"]
     for r in range(3):
-        assert state["sky"][5 * r: 5 * r + 5] == start[5 * r + 1: 5 * r + 5] + start[5 * r: 5 * r + 1]
+        assert state["sky"][5 * r : 5 * r + 5] == start[5 * r + 1 : 5 * r + 5] + start[5 * r : 5 * r + 1]

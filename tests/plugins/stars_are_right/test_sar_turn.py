@@ -1,14 +1,15 @@
 """The turn (SAR-B2 .. B5, B7, B10 .. B12) and worked examples 5, 10, 11, 12, 13."""
+
 from collections import Counter
 
 import pytest
 
-from plugins.stars_are_right import StarsAreRight
-from plugins.stars_are_right.rules import legal_moves
-from plugins.stars_are_right.scenario import census, position, step, steps
-from plugins.stars_are_right.state import vp
-from service.core.rng import rng_for
-from service.plugin_api import IllegalMove
+from gameroom.core.rng import rng_for
+from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.stars_are_right import StarsAreRight
+from gameroom.plugins.stars_are_right.rules import legal_moves
+from gameroom.plugins.stars_are_right.scenario import census, position, step, steps
+from gameroom.plugins.stars_are_right.state import vp
 
 GAME = StarsAreRight()
 
@@ -28,12 +29,13 @@ def opening(n, options=None, seed="t"):
 
 # -- SAR-B2 setup --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_B2_setup_sky_deal_and_first_player(n):
     state = opening(n)
-    assert sorted(state["sky"]) == list(range(25))                     # B2.1
+    assert sorted(state["sky"]) == list(range(25))  # B2.1
     assert all(f in (0, 1) for f in state["faces"])
-    assert [len(h) for h in state["hands"]] == [5] * n                  # B2.2
+    assert [len(h) for h in state["hands"]] == [5] * n  # B2.2
     assert len(state["deck"]) == 75 - 5 * n and state["discard"] == []
     assert census(state) == Counter(range(1, 76))
     assert state["active"] in range(n) and state["phase"] == "invoke"  # B2.3
@@ -52,6 +54,7 @@ def test_B2_2_deal_one_card_at_a_time_in_seat_order():
 
 # -- SAR-B3 phase order --------------------------------------------------------
 
+
 def test_B3_1_phases_in_order_and_never_revisited():
     state = position(2, hands=[[34, 36], []])
     refused(state, {"type": "summon", "card": 34, "supporters": []}, "wrong-phase")
@@ -67,13 +70,15 @@ def test_B3_1_phases_in_order_and_never_revisited():
 
 # -- SAR-B4 invoke -------------------------------------------------------------
 
+
 def test_B4_1_B4_2_invoked_card_gives_its_pool_and_cannot_be_summoned():
     state = position(2, hands=[[34, 61], []])
     state, _ = step(state, 0, {"type": "invoke", "card": 34})  # Byakhee #34, invocation P
     assert state["pool"] == {"P": 1, "S": 0, "F": 0} and state["invoked"] == 34
     assert 34 not in state["hands"][0]
-    state = steps(state, 0, [{"type": "end_services"},
-                             {"type": "push", "line": "col", "index": 4, "direction": "up"}])
+    state = steps(
+        state, 0, [{"type": "end_services"}, {"type": "push", "line": "col", "index": 4, "direction": "up"}]
+    )
     assert state["discard"] == [34]
     assert all(m.get("card") != 34 for m in legal_moves(state, 0))
     refused(state, {"type": "summon", "card": 34, "supporters": []}, "not-in-hand")
@@ -96,6 +101,7 @@ def test_B4_3_no_invocation_no_symbol_services_but_minion_powers():
 
 
 # -- SAR-B5 services -----------------------------------------------------------
+
 
 def test_example_5_B5_1_to_B5_3_services_and_chaining():
     base = position(2, hands=[[36], []], tables=[[1, 31, 15], []])
@@ -141,19 +147,26 @@ def test_B10_2_tindaloo_exchanges_greater_servitors():
     state = position(2, hands=[[], []], tables=[[64, 13, 34], [20, 35]], phase="services")
     moves = [m for m in legal_moves(state, 0) if m["type"] in ("use_gug", "use_tindaloo")]
     assert moves == [{"type": "use_tindaloo", "minion": 64, "own": 13, "opponent": 1, "theirs": 20}]
-    refused(state, {"type": "use_gug", "minion": 64, "own": 34, "opponent": 1, "theirs": 35},
-            "no-such-minion")
+    refused(
+        state, {"type": "use_gug", "minion": 64, "own": 34, "opponent": 1, "theirs": 35}, "no-such-minion"
+    )
     state, _ = step(state, 0, moves[0])
     assert sorted(state["tables"][0]) == [20, 34] and sorted(state["tables"][1]) == [13, 35]
 
 
 def test_B5_7_untap_at_end_of_turn_and_only_active_player_taps():
-    state = steps(position(2, hands=[[36, 1, 2, 3, 5], []], tables=[[15], [16]]), 0, [
-        {"type": "invoke", "card": 36}, {"type": "end_services"}])
+    state = steps(
+        position(2, hands=[[36, 1, 2, 3, 5], []], tables=[[15], [16]]),
+        0,
+        [{"type": "invoke", "card": 36}, {"type": "end_services"}],
+    )
     assert state["tapped"] == []
     state = position(2, hands=[[36, 1, 2, 3, 5], [6, 7, 8, 9, 11]], tables=[[1], [16]])
-    state = steps(state, 0, [{"type": "invoke", "card": 36}, {"type": "use_service", "creature": 1},
-                             {"type": "end_services"}])
+    state = steps(
+        state,
+        0,
+        [{"type": "invoke", "card": 36}, {"type": "use_service", "creature": 1}, {"type": "end_services"}],
+    )
     assert state["tapped"] == [1]
     for _ in range(3):
         state, _ = step(state, 0, {"type": "push", "line": "row", "index": 4, "direction": "left"})
@@ -171,8 +184,7 @@ def test_example_12_B5_9_ghouls_apply_on_the_turn_they_arrive():
 
 
 def test_B11_1_one_discard_without_ghouls():
-    state = steps(position(2, hands=[[1, 2, 3], []], phase="discard"), 0,
-                  [{"type": "discard", "card": 1}])
+    state = steps(position(2, hands=[[1, 2, 3], []], phase="discard"), 0, [{"type": "discard", "card": 1}])
     assert legal_moves(state, 0) == [{"type": "end_turn"}]
     refused(state, {"type": "discard", "card": 2}, "discard-limit")
 
@@ -185,9 +197,11 @@ def test_B5_9_summoned_creature_cannot_use_a_service_that_turn():
 
 # -- SAR-B7 creature limit, SAR-B12 victory ------------------------------------
 
+
 def example_10(options=None):
-    return position(2, hands=[[34, 1, 2, 3, 5], []], tables=[[4, 13, 39, 41, 44, 73], []],
-                    phase="summon", options=options)
+    return position(
+        2, hands=[[34, 1, 2, 3, 5], []], tables=[[4, 13, 39, 41, 44, 73], []], phase="summon", options=options
+    )
 
 
 def test_example_10_B7_3_B12_2_creature_limit_and_victory():
@@ -209,8 +223,11 @@ def test_example_10_B7_3_B12_2_creature_limit_and_victory():
 
 
 def test_B7_3_option_limit_discard_may_not_choose_new():
-    state, _ = step(example_10({"limit_discard_may_choose_new": False}), 0,
-                    {"type": "summon", "card": 34, "supporters": []})
+    state, _ = step(
+        example_10({"limit_discard_may_choose_new": False}),
+        0,
+        {"type": "summon", "card": 34, "supporters": []},
+    )
     assert 34 not in [m["card"] for m in legal_moves(state, 0)]
     refused(state, {"type": "discard_creature", "card": 34}, "keep-new-creature")
 
@@ -222,12 +239,20 @@ def test_B7_5_summoning_is_voluntary_B7_2_no_invocation_needed():
 
 
 def test_B12_3_B12_4_turn_limit_ends_after_full_rounds_with_shared_win():
-    state = position(2, hands=[[1, 2, 3, 5, 6], [7, 8, 9, 10, 11]], tables=[[34], [35]],
-                     phase="discard", options={"turn_limit": 1})
+    state = position(
+        2,
+        hands=[[1, 2, 3, 5, 6], [7, 8, 9, 10, 11]],
+        tables=[[34], [35]],
+        phase="discard",
+        options={"turn_limit": 1},
+    )
     state, _ = step(state, 0, {"type": "end_turn"})
     assert GAME.outcome(state) is None
-    state = steps(state, 1, [{"type": "skip_invoke"}, {"type": "end_services"},
-                             {"type": "skip_summon"}, {"type": "end_turn"}])
+    state = steps(
+        state,
+        1,
+        [{"type": "skip_invoke"}, {"type": "end_services"}, {"type": "skip_summon"}, {"type": "end_turn"}],
+    )
     result = GAME.outcome(state)
     assert result["winners"] == [0, 1] and result["scores"] == [1, 1]
     assert result["breakdown"][0]["lesser_servitor"] == 1
@@ -235,10 +260,16 @@ def test_B12_3_B12_4_turn_limit_ends_after_full_rounds_with_shared_win():
 
 # -- SAR-B10 minion powers -----------------------------------------------------
 
+
 def test_example_13_B10_3_dhole_on_the_draw_pile():
     deck = [2, 50, 20, 11]
-    state = position(2, hands=[[], []], tables=[[67], []], deck=deck,
-                     discard=[c for c in range(1, 76) if c not in deck + [67]])
+    state = position(
+        2,
+        hands=[[], []],
+        tables=[[67], []],
+        deck=deck,
+        discard=[c for c in range(1, 76) if c not in deck + [67]],
+    )
     state, events = step(state, 0, {"type": "skip_invoke"})
     state, events = step(state, 0, {"type": "use_dhole", "minion": 67, "pile": "draw"})
     assert events[0]["look"] == [2, 11, 20, 50] and events[0]["reveal"] is True
@@ -275,8 +306,7 @@ def test_B10_4_ghast_draws_to_six_B11_2_no_forced_discard():
 
 
 def test_B11_3_reshuffle_discard_pile_when_the_draw_pile_runs_out():
-    state = position(2, hands=[[1, 2], []], phase="discard", deck=[3, 4],
-                     discard=[c for c in range(5, 76)])
+    state = position(2, hands=[[1, 2], []], phase="discard", deck=[3, 4], discard=[c for c in range(5, 76)])
     state, events = step(state, 0, {"type": "end_turn"})
     assert [e["type"] for e in events[:3]] == ["drew", "reshuffled", "drew"]
     assert events[0]["cards"] == [3, 4] and len(events[2]["cards"]) == 1

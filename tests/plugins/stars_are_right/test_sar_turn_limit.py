@@ -3,16 +3,17 @@
 Rules version 1 ended such matches after 100 full rounds ("safeguard"); version 2
 follows the spec, and matches begun under version 1 keep their cap.
 """
+
 import pytest
 from marshmallow import ValidationError
 
-from plugins.stars_are_right import StarsAreRight
-from plugins.stars_are_right.content import CONTENT
-from plugins.stars_are_right.rules import STEPS_PER_TURN
-from plugins.stars_are_right.scenario import position, step
-from plugins.stars_are_right.state import vp
-from service.core import decider
-from service.testing.conformance import play_random_match
+from gameroom.core import decider
+from gameroom.plugins.stars_are_right import StarsAreRight
+from gameroom.plugins.stars_are_right.content import CONTENT
+from gameroom.plugins.stars_are_right.rules import STEPS_PER_TURN
+from gameroom.plugins.stars_are_right.scenario import position, step
+from gameroom.plugins.stars_are_right.state import vp
+from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()
 HANDS = [[1, 2, 3, 5, 6], [7, 8, 9, 10, 11]]
@@ -20,8 +21,15 @@ HANDS = [[1, 2, 3, 5, 6], [7, 8, 9, 10, 11]]
 
 def last_turn_of_round(rounds: int, options: dict, n: int = 2) -> dict:
     """Seat 1 (the last in seat order) about to end the ``rounds``-th full round."""
-    return position(n, hands=HANDS, tables=[[34], [35, 36]], phase="discard", active=1,
-                    options=options, turn=rounds * n - 1)
+    return position(
+        n,
+        hands=HANDS,
+        tables=[[34], [35, 36]],
+        phase="discard",
+        active=1,
+        options=options,
+        turn=rounds * n - 1,
+    )
 
 
 def test_section_12_turn_limit_defaults_to_null():
@@ -61,15 +69,23 @@ def test_B12_4_turn_limit_above_100_ends_after_that_round_not_before():
 
 def test_B12_4_the_limit_counts_full_rounds_so_a_mid_round_turn_does_not_end_it():
     # Seat 0 ends its turn in the last round: seat 1 still plays that round.
-    state = position(2, hands=HANDS, tables=[[34], []], phase="discard", active=0,
-                     options={"turn_limit": 3}, turn=4)
+    state = position(
+        2, hands=HANDS, tables=[[34], []], phase="discard", active=0, options={"turn_limit": 3}, turn=4
+    )
     state, events = step(state, 0, {"type": "end_turn"})
     assert GAME.outcome(state) is None and state["active"] == 1
 
 
 def test_B12_2_victory_on_the_last_round_of_a_turn_limit_is_a_victory():
-    state = position(2, hands=[[34], [7]], tables=[[4, 13, 39, 41, 44, 34], []], phase="discard",
-                     active=0, options={"turn_limit": 1}, turn=0)
+    state = position(
+        2,
+        hands=[[34], [7]],
+        tables=[[4, 13, 39, 41, 44, 34], []],
+        phase="discard",
+        active=0,
+        options={"turn_limit": 1},
+        turn=0,
+    )
     assert vp(state, 0) == 10  # Hastur 4, Dagoon 2, four Lesser Servitors
     state, events = step(state, 0, {"type": "end_turn"})
     assert events[-1]["reason"] == "victory" and events[-1]["winners"] == [0]
@@ -89,7 +105,10 @@ def test_B12_2_a_match_on_the_default_options_ends_only_by_victory(n, seed):
 def test_max_steps_is_a_bound_that_follows_turn_limit():
     for n in (2, 3, 4):
         for rounds in (1, 3, 150):
-            assert GAME.max_steps_for(n, GAME.load_options({"turn_limit": rounds})) == rounds * n * STEPS_PER_TURN
+            assert (
+                GAME.max_steps_for(n, GAME.load_options({"turn_limit": rounds}))
+                == rounds * n * STEPS_PER_TURN
+            )
     folded, entries = play_random_match(GAME, 3, "bounded", thorough=False, options={"turn_limit": 4})
     assert folded.state["end"] in ("turn_limit", "victory")
     assert len(entries) - 1 <= GAME.max_steps_for(3, GAME.load_options({"turn_limit": 4}))
@@ -105,5 +124,7 @@ def test_rules_v1_matches_without_turn_limit_keep_their_100_round_safeguard():
     # A match begun under version 2 has no cap, and a version-1 match with a limit keeps only its limit.
     assert "round_cap" not in decider.fold(GAME, [setup | {"rules_version": 2}]).state
     limited = decider.setup_entry(GAME, 2, GAME.load_options({"turn_limit": 7}), "v1") | {
-        "version": 1, "rules_version": 1}
+        "version": 1,
+        "rules_version": 1,
+    }
     assert "round_cap" not in decider.fold(GAME, [limited]).state

@@ -1,11 +1,12 @@
 """Tic-tac-toe's rules as scenarios (examples/tic_tac_toe), and the figures of
 uniform random play that the peer benchmark checks (12.7% draws, 7.63 moves)."""
+
 from fractions import Fraction
 
 import pytest
 
-from service.plugin_api import IllegalMove, Rng
-from service.registry import build_registry
+from gameroom.plugin_api import IllegalMove, Rng
+from gameroom.registry import build_registry
 
 GAME = build_registry().get("tic-tac-toe")
 
@@ -42,8 +43,9 @@ def test_seats_alternate_and_the_view_shows_who_marked_each_cell():
     assert GAME.active_seats(state) == [1] and view["draw"] is False
 
 
-@pytest.mark.parametrize("line", [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8),
-                                  (0, 4, 8), (2, 4, 6)])
+@pytest.mark.parametrize(
+    "line", [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+)
 def test_three_in_a_line_wins_on_each_of_the_8_lines(line):
     others = [c for c in range(9) if c not in line]
     replies = others[:2]  # seat 1's two marks, off the line: two marks never make a line
@@ -60,10 +62,15 @@ def test_a_full_grid_without_a_line_is_a_draw():
     assert GAME.outcome(state) == {"scores": [0.5, 0.5], "winners": []}
 
 
-@pytest.mark.parametrize("move,code", [({"type": "mark", "cell": 4}, "cell-taken"),
-                                       ({"type": "mark", "cell": 9}, "no-such-cell"),
-                                       ({"type": "mark", "cell": True}, "no-such-cell"),
-                                       ({"type": "take", "cell": 1}, "unknown-move")])
+@pytest.mark.parametrize(
+    "move,code",
+    [
+        ({"type": "mark", "cell": 4}, "cell-taken"),
+        ({"type": "mark", "cell": 9}, "no-such-cell"),
+        ({"type": "mark", "cell": True}, "no-such-cell"),
+        ({"type": "take", "cell": 1}, "unknown-move"),
+    ],
+)
 def test_marking_an_occupied_or_missing_cell_is_illegal(move, code):
     state = _play([4])
     with pytest.raises(IllegalMove) as refused:
@@ -74,6 +81,7 @@ def test_marking_an_occupied_or_missing_cell_is_illegal(move, code):
 def test_uniform_random_play_draws_12_7_percent_in_7_63_moves_on_average():
     """Exact figures over the whole game tree, each legal move equally likely:
     the ones the peer benchmark (boardgame.io's tic-tac-toe) validates against."""
+
     def walk(state):
         if GAME.outcome(state) is not None:
             return Fraction(int(state["draw"])), Fraction(0)

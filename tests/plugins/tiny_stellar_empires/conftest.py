@@ -1,6 +1,6 @@
 import pytest
 
-from plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV
+from gameroom.plugins.tiny_stellar_empires.content import CARD_SET_DIRS_ENV
 
 
 @pytest.fixture(autouse=True)

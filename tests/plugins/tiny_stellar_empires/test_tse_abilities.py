@@ -2,20 +2,18 @@
 
 import pytest
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.scenario import census, entry, position, step
-from plugins.tiny_stellar_empires.scoring import breakdown
-from plugins.tiny_stellar_empires.rules import effective_cost
-from service.plugin_api import IllegalMove, Rng
+from gameroom.plugin_api import IllegalMove, Rng
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.rules import effective_cost
+from gameroom.plugins.tiny_stellar_empires.scenario import census, entry, position, step
+from gameroom.plugins.tiny_stellar_empires.scoring import breakdown
 
 G = TinyStellarEmpires()
 
 
 def play_and_pay(state, card, orientation, seat=0):
     """Play ``card`` and pay with the first hand cards; returns the state at the ability step."""
-    state, _ = step(
-        G, state, seat, {"type": "play_empire", "card": card, "orientation": orientation}
-    )
+    state, _ = step(G, state, seat, {"type": "play_empire", "card": card, "orientation": orientation})
     while state["phase"] == "pay":
         state, _ = step(G, state, seat, {"type": "pay", "card": state["hands"][seat][0]})
     return state
@@ -183,9 +181,7 @@ def test_T37_take_from_an_empty_hand_does_nothing():
 
 
 def test_T38_discard_two_at_random_then_draw_two():
-    state = position(
-        hands=[["E08", "E30"], ["E31", "E32", "E34"]], phase="empire", deck=["E01", "E02"]
-    )
+    state = position(hands=[["E08", "E30"], ["E31", "E32", "E34"]], phase="empire", deck=["E01", "E02"])
     state = play_and_pay(state, "E08", "A")
     state, events = step(G, state, 0, {"type": "use_ability", "source": "E08", "player": 1})
     gone = [e for e in events if e["type"] == "discarded"][0]["cards"]

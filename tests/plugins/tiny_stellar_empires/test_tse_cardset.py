@@ -8,17 +8,17 @@ from importlib import resources
 import pytest
 from marshmallow import ValidationError
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.content import CardSetError, load_card_set, parse
-from plugins.tiny_stellar_empires.rules import empire_plays
-from plugins.tiny_stellar_empires.scenario import position
-from plugins.tiny_stellar_empires.scoring import breakdown
-from service.core.decider import fold
-from service.testing.conformance import play_random_match
+from gameroom.core.decider import fold
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.content import CardSetError, load_card_set, parse
+from gameroom.plugins.tiny_stellar_empires.rules import empire_plays
+from gameroom.plugins.tiny_stellar_empires.scenario import position
+from gameroom.plugins.tiny_stellar_empires.scoring import breakdown
+from gameroom.testing.conformance import play_random_match
 
 G = TinyStellarEmpires()
 SHIPPED = json.loads(
-    resources.files("plugins.tiny_stellar_empires")
+    resources.files("gameroom.plugins.tiny_stellar_empires")
     .joinpath("data", "tiny-stellar-empires.json")
     .read_text(encoding="utf-8")
 )
@@ -96,10 +96,14 @@ def test_card_set_option_refuses_a_bad_file_at_load_time(tmp_path):
 
 def test_card_set_option_names_shipped_and_owner_installed_sets(tmp_path):
     for name in ("tiny-stellar-empires", "tiny-stellar-empires.json"):
-        assert load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
+        assert (
+            load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
+        )
     (tmp_path / "copy.json").write_text(json.dumps(SHIPPED))
     for name in ("copy", "copy.json"):
-        assert load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
+        assert (
+            load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
+        )
 
 
 def alternative(tmp_path):
@@ -127,9 +131,7 @@ def test_rules_follow_an_alternative_card_file(tmp_path):
 def test_replay_never_reads_the_card_file_again(tmp_path):
     name = alternative(tmp_path)
     path = tmp_path / f"{name}.json"
-    folded, entries = play_random_match(
-        G, 2, "alt-replay", thorough=False, options={"card_set": name}
-    )
+    folded, entries = play_random_match(G, 2, "alt-replay", thorough=False, options={"card_set": name})
     started = entries[0]["events"][0]
     assert started["set"]["empire"]["E16"]["A"]["points"] == 9
     with open(path, "w") as f:
@@ -150,8 +152,12 @@ def test_options_table_defaults_and_refusals():
         "tie_breaker": "shared_victory",
     }
     assert G.load_options({"max_attacks_per_turn": 1})["max_attacks_per_turn"] == "1"
-    for bad in ({"max_attacks_per_turn": True}, {"max_attacks_per_turn": 2},
-                {"trade_count": "diagonal"}, {"unknown_option": 1}):
+    for bad in (
+        {"max_attacks_per_turn": True},
+        {"max_attacks_per_turn": 2},
+        {"trade_count": "diagonal"},
+        {"unknown_option": 1},
+    ):
         with pytest.raises(ValidationError):
             G.load_options(bad)
 
@@ -160,9 +166,21 @@ def test_card_set_paths_are_refused_even_inside_the_owners_folders(tmp_path):
     """A match option must not let a client make the server read its files: names only."""
     (tmp_path / "copy.json").write_text(json.dumps(SHIPPED))
     (tmp_path.parent / "elsewhere.json").write_text(json.dumps(SHIPPED))
-    for value in (str(tmp_path / "copy.json"), str(tmp_path / ".." / "elsewhere.json"), "../elsewhere",
-                  "/etc/hostname", "plugins.tiny_stellar_empires:data/tiny-stellar-empires.json",
-                  "plugins.tiny_stellar_empires:../../setup.cfg", "service:/etc/passwd", "", ".json",
-                  "copy/", "./copy", "~/copy", "C:\\cards\\copy.json", "copy\x00.json"):
+    for value in (
+        str(tmp_path / "copy.json"),
+        str(tmp_path / ".." / "elsewhere.json"),
+        "../elsewhere",
+        "/etc/hostname",
+        "gameroom.plugins.tiny_stellar_empires:data/tiny-stellar-empires.json",
+        "gameroom.plugins.tiny_stellar_empires:../../setup.cfg",
+        "service:/etc/passwd",
+        "",
+        ".json",
+        "copy/",
+        "./copy",
+        "~/copy",
+        "C:\\cards\\copy.json",
+        "copy\x00.json",
+    ):
         with pytest.raises(ValidationError, match="never a path|Length"):
             G.load_options({"card_set": value})

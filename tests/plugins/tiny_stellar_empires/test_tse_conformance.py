@@ -4,14 +4,14 @@ import os
 
 import pytest
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.scenario import all_card_ids, census
-from service.testing.conformance import GameConformance, check_sampling, play_random_match
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.scenario import all_card_ids, census
+from gameroom.testing.conformance import GameConformance, check_sampling, play_random_match
 
 GAME = TinyStellarEmpires()
 ALL_IDS = set(
     all_card_ids(
-        {"set": __import__("plugins.tiny_stellar_empires.content", fromlist=["DEFAULT"]).DEFAULT}
+        {"set": __import__("gameroom.plugins.tiny_stellar_empires.content", fromlist=["DEFAULT"]).DEFAULT}
     )
 )
 BULK = int(os.environ.get("GAMEROOM_PLAYOUTS_BULK", "900"))

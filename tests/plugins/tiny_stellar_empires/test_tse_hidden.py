@@ -2,11 +2,11 @@
 
 import json
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.scenario import position, step
-from service.core.decider import fold
-from service.plugin_api import Rng
-from service.testing.conformance import play_random_match
+from gameroom.core.decider import fold
+from gameroom.plugin_api import Rng
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.scenario import position, step
+from gameroom.testing.conformance import play_random_match
 
 G = TinyStellarEmpires()
 
@@ -101,9 +101,7 @@ def test_H1_stuck_hand_and_discards_are_public():
 
 def test_H5_hidden_discard_pile_shows_only_the_top_but_info_shows_all_to_its_user():
     opts = {"discard_pile_public": False}
-    state = position(
-        hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts
-    )
+    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts)
     assert G.view(state, 1)["discard"] is None and G.view(state, 1)["discard_top"] == "E02"
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
     state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
@@ -111,11 +109,7 @@ def test_H5_hidden_discard_pile_shows_only_the_top_but_info_shows_all_to_its_use
     assert G.view(state, 1)["discard"] is None
     state, events = step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
     taken = [e for e in events if e["type"] == "info_taken"][0]
-    assert (
-        taken["reveal"]
-        and G.redact(taken, 1)["card"] is None
-        and G.redact(taken, 0)["card"] == "E01"
-    )
+    assert taken["reveal"] and G.redact(taken, 1)["card"] is None and G.redact(taken, 0)["card"] == "E01"
     sampled = G.sample_state(G.view(state, 1), 1, Rng(3))
     assert G.view(sampled, 1) == G.view(state, 1)
 
@@ -142,8 +136,12 @@ def test_H4_deck_order_is_hidden_from_everyone_in_events():
 
 def _info_step(discard_pile_public):
     """Seat 0 plays Quillon (E03, Info on side B), pays E30, and takes E01 from the pile."""
-    state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"],
-                     options={"discard_pile_public": discard_pile_public})
+    state = position(
+        hands=[["E03", "E30"], []],
+        phase="empire",
+        discard=["E01", "E02"],
+        options={"discard_pile_public": discard_pile_public},
+    )
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
     state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
     return step(G, state, 0, {"type": "use_ability", "source": "E03", "card": "E01"})
@@ -152,11 +150,16 @@ def _info_step(discard_pile_public):
 def test_H5_the_card_info_takes_from_a_hidden_pile_reaches_no_other_seat():
     """Every path an entry takes to a client (history, stream, export, move response)
     goes through redact_entry: events and their text."""
-    from service.core.matches import redact_entry
+    from gameroom.core.matches import redact_entry
 
     state, events = _info_step(False)
-    entry = {"version": 9, "kind": "move", "seat": 0, "events": events,
-             "move": {"type": "use_ability", "source": "E03", "card": "E01"}}
+    entry = {
+        "version": 9,
+        "kind": "move",
+        "seat": 0,
+        "events": events,
+        "move": {"type": "use_ability", "source": "E03", "card": "E01"},
+    }
     names = ["Ana", "Bo"]
     used = [e for e in events if e["type"] == "ability_used"][0]
     assert used["card"] == "E01"  # the log keeps it: the user chose it
@@ -173,7 +176,7 @@ def test_H5_the_card_info_takes_from_a_hidden_pile_reaches_no_other_seat():
 
 
 def test_H1_with_a_public_pile_everyone_sees_the_card_info_takes():
-    from service.core.matches import redact_entry
+    from gameroom.core.matches import redact_entry
 
     _state, events = _info_step(True)
     entry = {"version": 9, "kind": "move", "seat": 0, "events": events}
@@ -187,16 +190,21 @@ def test_H1_with_a_public_pile_everyone_sees_the_card_info_takes():
 
 def test_T19_H5_a_deferred_info_with_a_hidden_pile_shows_the_pile_and_card_to_its_user_only():
     """Options one_shot_timing = any_own_turn and discard_pile_public = false together."""
-    from service.core.matches import redact_entry
+    from gameroom.core.matches import redact_entry
 
     opts = {"one_shot_timing": "any_own_turn", "discard_pile_public": False}
     state = position(hands=[["E03", "E30"], []], phase="empire", discard=["E01", "E02"], options=opts)
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "E03", "orientation": "B"})
     state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
     state, _ = step(G, state, 0, {"type": "decline_ability", "source": "E03"})
-    for seat, move in ((0, {"type": "end_attacks"}), (0, {"type": "end_turn"}),
-                       (1, {"type": "exchange", "cards": []}), (1, {"type": "skip_empire"}),
-                       (1, {"type": "end_attacks"}), (1, {"type": "end_turn"})):
+    for seat, move in (
+        (0, {"type": "end_attacks"}),
+        (0, {"type": "end_turn"}),
+        (1, {"type": "exchange", "cards": []}),
+        (1, {"type": "skip_empire"}),
+        (1, {"type": "end_attacks"}),
+        (1, {"type": "end_turn"}),
+    ):
         state, _ = step(G, state, seat, move)
     # Seat 0's next turn: the deferred Info lets it (and only it) look through the pile.
     assert G.view(state, 0)["discard"] is not None and "E01" in G.view(state, 0)["discard"]

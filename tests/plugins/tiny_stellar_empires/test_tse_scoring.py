@@ -1,9 +1,9 @@
 """Scenario tests for final scoring (TSE-T45..T50), the four homeworld missions
 and worked examples 7 and 11."""
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.scenario import entry, position
-from plugins.tiny_stellar_empires.scoring import (
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.scenario import entry, position
+from gameroom.plugins.tiny_stellar_empires.scoring import (
     breakdown,
     majority_points,
     mission_points,
@@ -79,9 +79,7 @@ def test_T48_mission_warmonger_counts_red_cards_played_and_military_cards():
 
 def test_T48_mission_wormholes_in_row():
     assert mission_points(final(rows=[["W01"], []], homeworlds=["H02", "H01"]), 0) == 2
-    assert (
-        mission_points(final(rows=[["W01", "E01/A", "W02"], []], homeworlds=["H02", "H01"]), 0) == 4
-    )
+    assert mission_points(final(rows=[["W01", "E01/A", "W02"], []], homeworlds=["H02", "H01"]), 0) == 4
     assert mission_points(final(rows=[["E01/A"], []], homeworlds=["H02", "H01"]), 0) == 0
 
 

@@ -3,12 +3,12 @@
 
 import pytest
 
-from plugins.tiny_stellar_empires import TinyStellarEmpires
-from plugins.tiny_stellar_empires.rules import edges, effective_cost, empire_plays
-from plugins.tiny_stellar_empires.scenario import entry, position, step
-from plugins.tiny_stellar_empires.scoring import breakdown, symbol_counts
-from service.plugin_api import IllegalMove, Rng
-from service.testing.conformance import play_random_match
+from gameroom.plugin_api import IllegalMove, Rng
+from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
+from gameroom.plugins.tiny_stellar_empires.rules import edges, effective_cost, empire_plays
+from gameroom.plugins.tiny_stellar_empires.scenario import entry, position, step
+from gameroom.plugins.tiny_stellar_empires.scoring import breakdown, symbol_counts
+from gameroom.testing.conformance import play_random_match
 
 G = TinyStellarEmpires()
 FILL = ["E30", "E31", "E32", "E34", "E36", "E37", "E38"]  # filler cards for hands
@@ -98,9 +98,7 @@ def test_example_2_T13_wormholes_are_wild_both_ways():
 
 
 def test_T9_T11_card_goes_to_the_right_end_and_keeps_its_orientation():
-    state = position(
-        hands=[["W01", "E30", "E31"], []], rows=[["E01/A", "E02/A"], []], phase="empire"
-    )
+    state = position(hands=[["W01", "E30", "E31"], []], rows=[["E01/A", "E02/A"], []], phase="empire")
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "W01", "orientation": "B"})
     assert [e["id"] for e in state["rows"][0]] == ["E01", "E02", "W01"]
     state, _ = step(G, state, 0, {"type": "pay", "card": "E30"})
@@ -152,9 +150,7 @@ def test_T16_at_most_one_empire_card_per_turn():
 def test_T16_option_empire_play_mandatory():
     state = position(hands=[["E01", "E30"], []], phase="empire")
     assert moves_of(state, 0, "skip_empire")
-    forced = position(
-        hands=[["E01", "E30"], []], phase="empire", options={"empire_play_mandatory": True}
-    )
+    forced = position(hands=[["E01", "E30"], []], phase="empire", options={"empire_play_mandatory": True})
     assert not moves_of(forced, 0, "skip_empire")
     refused(forced, 0, {"type": "skip_empire"}, "empire-play-mandatory")
     unable = position(hands=[["E01"], []], phase="empire", options={"empire_play_mandatory": True})
@@ -163,15 +159,11 @@ def test_T16_option_empire_play_mandatory():
 
 def test_example_4_T17_T18_cost_with_discounts_and_bully():
     row = ["E25/B", "E33/B", "W01"]  # two Discount halves
-    state = position(
-        hands=[["E35", "E04", "E10"], []], rows=[row, []], bully=[1, 0], phase="empire"
-    )
+    state = position(hands=[["E35", "E04", "E10"], []], rows=[row, []], bully=[1, 0], phase="empire")
     assert effective_cost(state, 0, "E35") == 3 and effective_cost(state, 0, "E04") == 2
     refused(state, 0, {"type": "play_empire", "card": "E35", "orientation": "A"}, "cannot-afford")
     assert ("E04", "A") in empire_plays(state, 0) and ("E35", "A") not in empire_plays(state, 0)
-    richer = position(
-        hands=[["E35", "E04", "E10", "E01"], []], rows=[row, []], bully=[1, 0], phase="empire"
-    )
+    richer = position(hands=[["E35", "E04", "E10", "E01"], []], rows=[row, []], bully=[1, 0], phase="empire")
     richer, events = step(G, richer, 0, {"type": "play_empire", "card": "E35", "orientation": "A"})
     assert events[0]["cost"] == 3 and richer["pending"]["due"] == 3
     refused(richer, 0, {"type": "pay", "card": "E35"}, "not-in-hand")  # T17: not with itself
@@ -182,9 +174,7 @@ def test_example_4_T17_T18_cost_with_discounts_and_bully():
 
 def test_T17_red_and_green_cards_may_pay_and_invaded_discount_does_not_count():
     row = [entry("E25/B", atk=("R01", "invasion")), "W01"]
-    state = position(
-        hands=[["E35", "R02", "G01", "E10", "E01"], []], rows=[row, []], phase="empire"
-    )
+    state = position(hands=[["E35", "R02", "G01", "E10", "E01"], []], rows=[row, []], phase="empire")
     assert effective_cost(state, 0, "E35") == 4
     state, _ = step(G, state, 0, {"type": "play_empire", "card": "E35", "orientation": "A"})
     pays = {m["card"] for m in moves_of(state, 0, "pay")}
@@ -196,9 +186,7 @@ def test_T17_red_and_green_cards_may_pay_and_invaded_discount_does_not_count():
 
 def three_player_attack_position(**kw):
     rows = [[], ["E01/A", "E02/A"], ["E10/A", "E17/A"]]
-    return position(
-        3, hands=[["R01", "R02", "E30", "E31", "E32"], [], []], rows=rows, phase="attack", **kw
-    )
+    return position(3, hands=[["R01", "R02", "E30", "E31", "E32"], [], []], rows=rows, phase="attack", **kw)
 
 
 def test_example_6_T20_one_red_card_per_opponent_per_turn():
@@ -287,9 +275,7 @@ def test_T20_attack_needs_an_extra_discard_and_option_one_attack_per_turn():
         "cannot-afford",
     )
     one = three_player_attack_position(options={"max_attacks_per_turn": 1})
-    one, _ = step(
-        G, one, 0, {"type": "attack", "card": "R01", "player": 1, "target": "E01", "mode": "raid"}
-    )
+    one, _ = step(G, one, 0, {"type": "attack", "card": "R01", "player": 1, "target": "E01", "mode": "raid"})
     one, _ = step(G, one, 0, {"type": "pay", "card": "E30"})
     refused(
         one,
@@ -308,9 +294,7 @@ def test_T20_raid_removes_symbols_invasion_removes_ability_points_stay():
     # E11/B carries the Ambassador ability (+1 per ambassador in play): none here, so use +1 card
     plus = position(rows=[[entry("E05/B", atk=("R01", "invasion"))], []])
     assert breakdown(plus)[0]["abilities"] == 0
-    assert (
-        breakdown(position(rows=[[entry("E05/B", atk=("R01", "raid"))], []]))[0]["abilities"] == 1
-    )
+    assert breakdown(position(rows=[[entry("E05/B", atk=("R01", "raid"))], []]))[0]["abilities"] == 1
     assert breakdown(raided)[0]["cards"] == breakdown(clean)[0]["cards"]
 
 
@@ -318,9 +302,7 @@ def test_T20_raid_removes_symbols_invasion_removes_ability_points_stay():
 
 
 def test_example_5_T22_three_ambassadors_cost_0_1_2():
-    row = [
-        entry(c, atk=(r, "raid")) for c, r in (("E01/A", "R01"), ("E02/A", "R02"), ("E03/A", "R03"))
-    ]
+    row = [entry(c, atk=(r, "raid")) for c, r in (("E01/A", "R01"), ("E02/A", "R02"), ("E03/A", "R03"))]
     state = position(
         hands=[["G01", "G02", "G03", "E30", "E31", "E32"], []], rows=[row, []], phase="ambassador"
     )
@@ -363,9 +345,7 @@ def test_T22_ambassadors_only_on_own_cards():
         rows=[[], [entry("E01/A", atk=("R01", "raid"))]],
         phase="ambassador",
     )
-    refused(
-        state, 0, {"type": "ambassador", "card": "G01", "target": "E01", "end": 0}, "not-your-card"
-    )
+    refused(state, 0, {"type": "ambassador", "card": "G01", "target": "E01", "end": 0}, "not-your-card")
 
 
 def test_T23_T24_chosen_end_counts_two_and_card_is_immune_then():
@@ -398,9 +378,7 @@ def test_T23_T24_chosen_end_counts_two_and_card_is_immune_then():
 
 
 def test_T25_refill_to_five_then_next_player():
-    state = position(
-        hands=[["E30", "E31"], ["E01"]], deck=["E02", "E03", "E04", "E05"], phase="ambassador"
-    )
+    state = position(hands=[["E30", "E31"], ["E01"]], deck=["E02", "E03", "E04", "E05"], phase="ambassador")
     state, _ = step(G, state, 0, {"type": "end_turn"})
     assert sorted(state["hands"][0]) == ["E02", "E03", "E04", "E30", "E31"]
     assert state["turns"] == [1, 0] and state["cur"] == 1 and state["phase"] == "exchange"
