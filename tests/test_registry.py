@@ -102,8 +102,11 @@ def test_an_ai_level_provided_by_two_add_on_plugins_stops_start_up_naming_both()
     def chaos(game, view, seat, legal, rng, **_):
         return legal[0]
 
-    first = _module("first_addon", None, gameroom_ai_policies=lambda game: {"chaos": chaos})
-    second = _module("second_addon", None, gameroom_ai_policies=lambda game: {"chaos": chaos})
+    def for_nim(game):
+        return {"chaos": chaos} if game.info.slug == "nim" else None
+
+    first = _module("first_addon", None, gameroom_ai_policies=for_nim)
+    second = _module("second_addon", None, gameroom_ai_policies=for_nim)
     with pytest.raises(PluginError, match="AI level 'chaos' for nim is provided twice") as refused:
         build_registry(extra_plugins=[("first_addon", first), ("second_addon", second)])
     assert "'first_addon'" in str(refused.value) and "'second_addon'" in str(refused.value)

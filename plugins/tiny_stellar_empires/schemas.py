@@ -275,7 +275,8 @@ EVENT_VARIANTS = tagged_variants(
         "drew": ("count",),
         "looked": ("count",),
         "phase": ("pending",),
-        "ability_used": ("card", "player"),
+        # public: whether others may see the card Info took (absent in logs from before H5's fix)
+        "ability_used": ("card", "player", "public"),
         "discarded": ("by",),
         "loss_handed": ("count",),
         "loss_returned": ("count",),

@@ -52,7 +52,7 @@ from rq.utils import now as rq_now
 from ..config import Config
 from . import jobs
 from .reconciler import reconcile
-from .scheduler import queue_for
+from .scheduler import AIScheduler, queue_for
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class Upkeep(threading.Thread):
         connection = redis.Redis.from_url(self.url)
         queue = queue_for(connection, self.queue_name)
         matches = jobs.matches_for(connection, self.queue_name)
-        scheduler = matches.after_append[-1]
+        scheduler = next(s for s in matches.after_append if isinstance(s, AIScheduler))
         down = False
         while True:
             try:

@@ -132,7 +132,9 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
     }
 
     rnd = random.Random(slug)
-    for _step in range(game.info.max_steps + 1):
+    # A game of unbounded length (max_steps None) is played with the options in SHORT.
+    bound = game.max_steps_for(n, game.load_options(SHORT.get(slug)))
+    for _step in range(bound + 1):
         summary = api["get_match"].sync(match_id=match_id, client=anonymous)
         if summary.status.value == "finished":
             break

@@ -265,13 +265,19 @@ def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
 
 
 def _sse(response):
-    frames = []
+    """The entries a stream sent; a finished match's stream must close with its ``end`` event."""
+    frames, ended = [], None
     for block in response.get_data(as_text=True).split("\n\n"):
         fields = dict(
             line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":")
         )
-        if "data" in fields:
+        if fields.get("event") == "end":
+            ended = json.loads(fields["data"])
+        elif "data" in fields:
             frames.append(json.loads(fields["data"]))
+    assert ended == {"version": frames[-1]["version"]}, (
+        "the stream of a finished match ends with its last version"
+    )
     return frames
 
 

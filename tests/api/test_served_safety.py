@@ -55,7 +55,8 @@ def test_chunked_bodies_over_the_limit_are_refused_with_413(server, path):
     limit = Config().max_body if path == "/api/matches" else None
     if limit is None:  # the import's own limit, from the longest match an installed game allows
         limit = requests.get(server.base + "/api/games", timeout=10).json()
-        limit = Config().max_body + Config().import_step_bytes * (max(g["max_steps"] for g in limit) + 1)
+        longest = max(g["max_steps"] or Config().import_max_steps for g in limit)  # None: unbounded
+        limit = Config().max_body + Config().import_step_bytes * (longest + 1)
     prefix = b'{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "seed": "'
     status, content_type, problem = _chunked_post(server, path, prefix, limit + 10, b'"}')
     assert (status, problem["code"]) == (413, "body-too-large"), problem

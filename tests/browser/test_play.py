@@ -411,5 +411,7 @@ def test_an_undo_request_refused_from_the_other_tab_changes_nothing(open_tab):
     first.page.click("#undo-button")
     second.page.click("button.refuse", timeout=20_000)
     second.page.wait_for_function("() => /refused/.test(document.querySelector('#message').textContent)")
+    # The message shows at once; the request leaves the list when the refresh after the vote ends.
+    second.page.wait_for_selector("button.refuse, button.approve", state="detached", timeout=20_000)
     assert second.page.locator("button.refuse, button.approve").count() == 0
     assert first.state_line() == before and first.page.locator("#history li.undone").count() == 0
