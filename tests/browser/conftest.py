@@ -246,22 +246,31 @@ class Tab:
             page.wait_for_selector(self.BOARD_MOVES, timeout=10_000)
         except PlaywrightTimeout:
             pass
-        targets = page.locator(self.BOARD_MOVES).all()
-        assert targets, "the board offers no move although the seat may act"
-        labels = [t.text_content() for t in targets]
-        preferred = [
-            t for t, label in zip(targets, labels) if any(label.lower().startswith(p) for p in prefer)
-        ]
-        target = rng.choice(preferred or targets)
-        label = target.text_content()
-        try:
-            target.click(timeout=5_000)
-        except PlaywrightTimeout:
-            # Two targets drawn across each other (crossing lines on a sheet): the pointer's click at
-            # this one's centre lands on the other. A person clicks elsewhere on it; the test uses
-            # the keyboard, which every board target answers too.
-            target.focus()
-            page.keyboard.press("Enter")
+        # In a simultaneous phase the other seats' steps redraw the board at any moment: read the
+        # labels in one go, and pick again if the chosen element was replaced before the click.
+        for _attempt in range(5):
+            labels = page.eval_on_selector_all(self.BOARD_MOVES, "els => els.map((e) => e.textContent)")
+            assert labels, "the board offers no move although the seat may act"
+            preferred = [
+                i for i, label in enumerate(labels) if any(label.lower().startswith(p) for p in prefer)
+            ]
+            index = rng.choice(preferred or range(len(labels)))
+            label, target = labels[index], page.locator(self.BOARD_MOVES).nth(index)
+            try:
+                target.click(timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                try:
+                    # Two targets drawn across each other (crossing lines on a sheet): the pointer's
+                    # click at this one's centre lands on the other. A person clicks elsewhere on
+                    # it; the test uses the keyboard, which every board target answers too.
+                    target.focus(timeout=2_000)
+                    page.keyboard.press("Enter")
+                    break
+                except PlaywrightTimeout:
+                    continue  # replaced by a redraw: read the board again
+        else:
+            raise AssertionError("no board target could be clicked in 5 tries")
         if page.locator("#board .picked").count():  # the first of two clicks (a swap): now its partner
             rng.choice(page.locator("#board .cell:not([disabled]):not(.picked)").all()).click()
         elif page.locator(self.CONFIRM).count():  # a spot on the sheet was picked: place it there

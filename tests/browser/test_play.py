@@ -147,6 +147,8 @@ def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
         "() => /approved/.test((document.querySelector('#message')?.textContent || ''))"
     )
     first.page.wait_for_function("() => document.querySelectorAll('#history li.undone').length === 2")
+    # The approving tab shows its message first and redraws the history when its refresh ends.
+    second.page.wait_for_function("() => document.querySelectorAll('#history li.undone').length === 2")
     assert second.page.locator("#history li.undone").count() == 2
     assert first.state_line() != before and first.state_line().startswith("Your turn")
     first.shot("undo-approved")
