@@ -111,7 +111,11 @@ def state_after(game, folded: Folded, target: int, keeps: Iterable[int], base_st
 
 
 def has_base(folded: Folded) -> bool:
-    """Whether the checkpoints reach back to the last barrier (see :func:`state_after`)."""
+    """Whether the checkpoints reach back to the last barrier (see :func:`state_after`).
+
+    They do not after more than ``MAX_UNDO_DEPTH`` effective steps since it: then no
+    selective undo is offered, and an undo returns to the state recorded at its target.
+    """
     return bool(folded.checkpoints) and bool(folded.checkpoints[0][2] & BASE)
 
 

@@ -104,6 +104,17 @@ def test_R2_3_confirming_ends_the_right_to_undo(plain_matches):
     assert state["players"][0]["confirmed"] and not state["players"][1]["confirmed"]
     game = plain_matches.game(plain_matches.record(match_id))
     assert 0 not in game.active_seats(state)
+    # When the last seat confirms, the turn's drawings and the next card are revealed:
+    # nothing of the turn is undone any more, by anyone.
+    for seat in (1, 2):
+        if not players(plain_matches, match_id)[seat]["drawn"]:
+            drawing_step(plain_matches, match_id, seat)
+        plain_matches.submit(match_id, seat, CONFIRM)
+    assert plain_matches.load(match_id).folded.state["turn"] == 2
+    for seat in (0, 1, 2):
+        with pytest.raises(Conflict) as caught:
+            history.undo(match_id, seat)
+        assert caught.value.code == "undo-crosses-reveal"
 
 
 def play_with_undos(matches, history, match_id, rnd, limit=3000):
