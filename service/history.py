@@ -322,6 +322,7 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         bad(1, "the setup does not follow from the seed and options")
     folded = decider.apply_entry(game, Folded(), {**setup, "version": 1})
     states = {1: folded.state}
+    decided: dict[int, dict] = {}  # version -> the move entry as re-decided (for undo's refold)
     for i, entry in enumerate(entries[1:], start=2):
         if entry.get("version", i) != i:
             bad(i, "versions are not consecutive")
@@ -349,9 +350,8 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                     bad(i, "the undo cancels a confirmed step")
                 if has_base(folded):
                     base = folded.checkpoints[0][0]
-                    between = [
-                        {**e, "version": v} for v, e in enumerate(entries[base : i - 1], start=base + 1)
-                    ]
+                    # the entries as re-decided here, not as the log spells them
+                    between = [decided[v] for v in range(base + 1, i) if v in decided]
                     restored = state_after(game, folded, target, keeps, states[base], between)
                 else:
                     restored = states[target]
@@ -379,4 +379,6 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
             {**expected, "version": i, "drew": expected.get("drew"), "reveal": expected.get("reveal")},
         )
         states[i] = folded.state
+        if kind == "move":
+            decided[i] = {**expected, "version": i}
     return folded
