@@ -187,3 +187,45 @@ def test_snapshots_keep_checkpoint_flags_and_old_ones_allow_no_selective_undo():
     old = folded.to_snapshot()
     old["checkpoints"] = [c[:2] for c in old["checkpoints"]]  # written before the flags
     assert plan_undo(Folded.from_snapshot(old), 0).kind == REQUEST
+
+
+class SharedTally(DiceRace):
+    """Both seats act at once and each step writes the shared tally into its event: the
+    steps do not commute, so declaring them independent is a lie the kit must catch."""
+
+    def setup(self, num_seats, options, rng):
+        return [{"type": "start", "n": num_seats}]
+
+    def evolve(self, state, event):
+        if event["type"] == "start":
+            return {"tally": 0, "left": [3] * event["n"]}
+        left = list(state["left"])
+        left[event["seat"]] -= 1
+        return {"tally": event["tally"] + 1, "left": left}
+
+    def active_seats(self, state):
+        return [s for s, k in enumerate(state["left"]) if k > 0]
+
+    def legal_moves(self, state, seat):
+        return [{"type": "tick"}] if state["left"][seat] > 0 else []
+
+    def decide(self, state, seat, move, rng):
+        return [{"type": "tick", "seat": seat, "tally": state["tally"]}]
+
+    def outcome(self, state):
+        return None if any(state["left"]) else {"scores": [0] * len(state["left"]), "winners": []}
+
+    def independent_steps(self, state, seat):
+        return True
+
+
+def test_the_conformance_kit_catches_a_false_independence_declaration():
+    from gameroom.testing.conformance import check_independent_steps
+
+    with pytest.raises(AssertionError, match="events differ"):
+        check_independent_steps(SharedTally(), 2, {}, "lie")
+    # LATS' declaration holds on its own playouts
+    from gameroom.plugins.look_at_the_stars.game import LookAtTheStars
+
+    lats = LookAtTheStars()
+    assert check_independent_steps(lats, 3, lats.load_options({}), "truth") > 0
