@@ -162,6 +162,11 @@ def test_R2_3_replay_export_and_import_of_a_match_with_selective_undos(plain_mat
     forged["entries"][at].pop("keeps")
     with pytest.raises(TamperedLog):
         history.import_(forged)
+    # Hostile keeps are a refusal (422 tampered-log), never a crash.
+    for bad in ("3", [[3]], [{"v": 3}], [10**9], {"3": 3}):
+        forged["entries"][at] = {**doc["entries"][at], "keeps": bad}
+        with pytest.raises(TamperedLog):
+            history.import_(forged)
 
 
 def test_R2_3_an_exported_undo_of_a_confirmed_step_is_refused_on_import(plain_matches):
