@@ -11,10 +11,10 @@ import secrets
 
 from .application import Loaded, Matches
 from .core import decider, lifecycle
-from .core.decider import Folded
+from .core.decider import CONFIRMS, Folded
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.rng import seed_at
-from .core.undo import APPLY, plan_undo, undo_entry
+from .core.undo import APPLY, UndoPlan, has_base, plan_undo, selective_keeps, state_after, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
 from .eventstore import keys
 from .plugin_api import IllegalMove
@@ -66,13 +66,25 @@ class History:
         return "requested", request
 
     def _apply(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
-        target_state = self.matches.load(loaded.record.id, plan.target).folded.state
+        target_state = self._state_after(loaded, plan)
         try:
             new = self.matches.append(loaded, undo_entry(seat, plan, target_state, request_id))
         except VersionConflict:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
         log.info("match %s: seat %d undid v%s", loaded.record.id, seat, plan.undoes)
         return self.matches.store.entry(loaded.record.id, new.version)
+
+    def _state_after(self, loaded: Loaded, plan: UndoPlan):
+        """The state ``plan`` returns the match to (see :func:`gameroom.core.undo.state_after`)."""
+        match_id, folded = loaded.record.id, loaded.folded
+        if not has_base(folded):  # the checkpoints were cut short: no selective undo reaches here
+            return self.matches.load(match_id, plan.target).folded.state
+        base = folded.checkpoints[0][0]
+        base_state = self.matches.load(match_id, base).folded.state
+        entries = self.matches.store.read(match_id, base, folded.version)
+        return state_after(
+            self.matches.game(loaded.record), folded, plan.target, plan.keeps, base_state, entries
+        )
 
     def request(self, match_id: str, request_id: str) -> dict:
         raw = self.redis.hget(keys.undo_requests(match_id), request_id)
@@ -310,6 +322,7 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         bad(1, "the setup does not follow from the seed and options")
     folded = decider.apply_entry(game, Folded(), {**setup, "version": 1})
     states = {1: folded.state}
+    decided: dict[int, dict] = {}  # version -> the move entry as re-decided (for undo's refold)
     for i, entry in enumerate(entries[1:], start=2):
         if entry.get("version", i) != i:
             bad(i, "versions are not consecutive")
@@ -323,18 +336,34 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
                     bad(i, "its events are not what the move produces")
             elif kind == "undo":
                 # Who consented is not part of the log; what can be checked is that the
-                # undo returns to a state it may return to (never across a draw or reveal).
-                target = entry.get("target")
+                # undo returns to a state it may return to (never across a draw or reveal),
+                # cancels no confirmed step, and keeps only what a selective undo may keep.
+                target, seat = entry.get("target"), entry.get("seat")
                 if target not in [c[0] for c in folded.checkpoints[:-1]]:
                     bad(i, "the undo crosses a random draw or a reveal")
-                if entry.get("state") != states[target]:
+                keeps = entry.get("keeps") or []
+                if not isinstance(keeps, list):
+                    bad(i, "the undo's keeps are not a list of versions")
+                if keeps and tuple(keeps) != selective_keeps(folded, seat, target):
+                    bad(i, "the undo keeps steps a selective undo may not keep")
+                if any(c[2] & CONFIRMS for c in folded.checkpoints if c[0] > target and c[0] not in keeps):
+                    bad(i, "the undo cancels a confirmed step")
+                if has_base(folded):
+                    base = folded.checkpoints[0][0]
+                    # the entries as re-decided here, not as the log spells them
+                    between = [decided[v] for v in range(base + 1, i) if v in decided]
+                    restored = state_after(game, folded, target, keeps, states[base], between)
+                else:
+                    restored = states[target]
+                if entry.get("state") != restored:
                     bad(i, "the undo does not restore the state of its target version")
                 expected = {
                     "kind": "undo",
-                    "seat": entry.get("seat"),
+                    "seat": seat,
                     "target": target,
+                    "keeps": keeps,
                     "events": [],
-                    "state": states[target],
+                    "state": restored,
                 }
             elif kind == "lifecycle":
                 expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
@@ -350,4 +379,6 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
             {**expected, "version": i, "drew": expected.get("drew"), "reveal": expected.get("reveal")},
         )
         states[i] = folded.state
+        if kind == "move":
+            decided[i] = {**expected, "version": i}
     return folded

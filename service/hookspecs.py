@@ -32,6 +32,12 @@ def gameroom_games():
     :meth:`gameroom.plugin_api.Game.renderer` (without one, the generic
     renderer draws the game from its view and legal moves).
 
+    How undo treats a game's steps is part of the game too: randomness and
+    :meth:`~gameroom.plugin_api.Game.reveals` make barriers;
+    :meth:`~gameroom.plugin_api.Game.independent_steps` lets a seat undo its own
+    steps in a simultaneous phase without the others' consent (selective undo);
+    :meth:`~gameroom.plugin_api.Game.confirms` ends a seat's right to undo.
+
     Implemented by every game package. Collecting hook: all results are used.
     """
 

@@ -340,6 +340,37 @@ class Game:
         """
         return bool(event.get("reveal"))
 
+    def independent_steps(self, state: State, seat: int) -> bool:
+        """Optional. Whether ``seat``'s steps in ``state`` are independent of the other seats'.
+
+        Return ``True`` only where ``seat``'s steps read and change nothing but
+        ``seat``'s own part of the state (its sheet, its pending choices) and the
+        other seats' steps never read that part: a step of ``seat`` and a step of
+        another seat, both made while this holds, give the same events and the same
+        state in either order. Typical: the simultaneous phase of a flip-and-write,
+        each player drawing on their own sheet.
+
+        The platform then offers *selective undo*: a seat undoes its own steps at
+        once, without the other seats' consent, although they acted in between.
+        Only the caller's steps are cancelled; the other seats' interleaved steps
+        stay in effect (the state is the one at the caller's first undone step with
+        their events folded in again). Undo still never crosses a random draw or a
+        reveal, nor cancels a step that :meth:`confirms`. Checked on the state a
+        step was decided in. Default: ``False`` (undo across other seats' steps
+        needs their consent and restores the whole earlier state).
+        """
+        return False
+
+    def confirms(self, event: Event) -> bool:
+        """Optional. Whether ``event`` confirms its seat's steps so far ("until you confirm").
+
+        A step with such an event is never cancelled by an undo: its seat can no
+        longer undo it nor the steps before it, and no other seat's undo removes it
+        (the other seats may still undo their own unconfirmed steps selectively,
+        see :meth:`independent_steps`). Default: the event carries ``"confirms": true``.
+        """
+        return bool(event.get("confirms"))
+
     def describe(self, event: Event, seat: Seat, names: Sequence[str]) -> str:
         """One short human sentence for ``event`` as ``seat`` sees it.
 

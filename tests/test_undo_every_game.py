@@ -3,16 +3,26 @@
 Random matches are played through the application layer on the real Redis;
 now and then a random seat asks to undo 1 or 2 of its steps. The oracle,
 computed independently from the stored entries (who acted, which entries drew
-randomness or revealed something, which were undone), says what must happen:
+randomness or revealed something, which were undone, which confirmed their
+seat's steps) and from the game's own declarations (``independent_steps`` on
+the state each step was decided in, ``confirms`` on its events), says what
+must happen:
 
 - the steps are the caller's own most recent, no one acted since, no barrier
   in between: applied at once (201);
-- other seats acted since, but no barrier: a request (202), which is then
-  approved by everyone, refused, or withdrawn by a new move;
-- a barrier (a draw, a shuffle, a reveal) lies in the way: refused (409).
+- other seats acted since, but every step in between (the caller's and the
+  others') was independent: a *selective* undo, applied at once (201), which
+  cancels only the caller's steps and keeps the others';
+- other seats acted since otherwise, but no barrier: a request (202), which is
+  then approved by everyone, refused, or withdrawn by a new move;
+- a barrier (a draw, a shuffle, a reveal) lies in the way: refused (409);
+- the caller's steps include one that confirmed them: refused (409,
+  ``undo-crosses-confirm``), as is a request that would cancel another seat's
+  confirmed step.
 
-After every applied undo the state equals the state that was current at the
-target version, and folding the whole stream from scratch equals the live state.
+After every applied undo the state equals the game's own fold of every entry
+still in effect (from the setup, from scratch), and folding the whole stream
+from scratch equals the live state at every version.
 """
 
 import random
@@ -23,32 +33,62 @@ import pytest
 from gameroom.core import decider
 from gameroom.errors import Conflict
 from gameroom.history import History
+from gameroom.plugin_api import Game
 from gameroom.registry import build_registry
 
 SHORT = {"stars-are-right": {"turn_limit": 3}}
 GAMES = [g.slug for g in build_registry()]
 
 
-def oracle(entries, seat, steps):
-    """What undoing ``steps`` of ``seat``'s steps must do, from the raw entries alone."""
+def effective_entries(entries):
     undone = set()
     for e in entries:
         if e["kind"] == "undo":
             undone.update(e["undoes"])
-    effective = [e for e in entries if e["kind"] != "undo" and e["version"] not in undone]
+    return [e for e in entries if e["kind"] != "undo" and e["version"] not in undone]
+
+
+def oracle(game, entries, states, seat, steps):
+    """What undoing ``steps`` of ``seat``'s steps must do, and the versions it cancels,
+    from the raw entries alone (``states[v]``: the state at version ``v``)."""
+    effective = effective_entries(entries)
     if not any(e["kind"] == "move" and e["seat"] == seat for e in effective):
-        return "nothing"
-    mine, crossed = 0, set()
-    for e in reversed(effective):
-        if e["kind"] == "setup" or e.get("drew") or e.get("reveal"):
-            return "refused"
+        return "nothing", ()
+    mine, span = 0, []
+    for e in reversed(effective):  # span: the entries from the caller's first undone step on
+        if e["kind"] != "move" or e.get("drew") or e.get("reveal"):
+            return "refused", ()  # the setup, a lifecycle entry, a draw or a reveal
+        span.append(e)
         if e["seat"] == seat:
             mine += 1
             if mine == steps:
-                return "request" if crossed else "applied"
-        else:
-            crossed.add(e["seat"])
-    return "refused"
+                break
+    else:
+        return "refused", ()
+    span.reverse()
+
+    def confirms(e):
+        return any(game.confirms(ev) for ev in e["events"])
+
+    if any(confirms(e) for e in span if e["seat"] == seat):
+        return "confirmed", ()
+    if all(e["seat"] == seat for e in span):
+        return "applied", tuple(e["version"] for e in span)
+    if all(game.independent_steps(states[e["version"] - 1], e["seat"]) for e in span):
+        return "selective", tuple(e["version"] for e in span if e["seat"] == seat)
+    if any(confirms(e) for e in span):
+        return "confirmed", ()
+    return "request", tuple(e["version"] for e in span)
+
+
+def refold(game, entries, cancelled=()):
+    """The game's own fold of every entry still in effect, from scratch."""
+    state = None
+    for e in effective_entries(entries):
+        if e["version"] not in cancelled:
+            for event in e["events"]:
+                state = game.evolve(state, event)
+    return state
 
 
 @pytest.mark.parametrize("slug", GAMES)
@@ -74,6 +114,7 @@ def test_undo_policy_on_every_game(plain_matches, slug):
             if pending and rnd.random() < 0.5:
                 # Settle an open request: everyone approves, or one refuses.
                 request, approve = pending, rnd.random() < 0.6
+                before = plain_matches.store.read(match_id)
                 for voter in request["votes"]:
                     request, entry = history.vote(match_id, request["id"], int(voter), approve)
                     if not approve:
@@ -81,30 +122,42 @@ def test_undo_policy_on_every_game(plain_matches, slug):
                 pending = None
                 seen["request-" + request["status"]] += 1
                 if request["status"] == "approved":
-                    assert plain_matches.load(match_id).folded.state == live[request["target"]]
+                    assert plain_matches.load(match_id).folded.state == refold(
+                        game, before, request["undoes"]
+                    )
                 live[plain_matches.load(match_id).version] = plain_matches.load(match_id).folded.state
                 continue
             if rnd.random() < 0.25:
                 seat, steps = rnd.randrange(n), rnd.choice([1, 1, 2])
-                expected = oracle(plain_matches.store.read(match_id), seat, steps)
+                before = plain_matches.store.read(match_id)
+                expected, cancels = oracle(game, before, live, seat, steps)
                 try:
                     kind, result = history.undo(match_id, seat, steps)
                 except Conflict as exc:
-                    got = {"undo-crosses-reveal": "refused", "nothing-to-undo": "nothing"}[exc.code]
+                    got = {
+                        "undo-crosses-reveal": "refused",
+                        "nothing-to-undo": "nothing",
+                        "undo-crosses-confirm": "confirmed",
+                    }[exc.code]
                     assert got == expected, (slug, seat, steps, exc.code)
+                    assert plain_matches.store.version(match_id) == len(before)  # a refusal changes nothing
                     seen[got] += 1
                     continue
                 if kind == "applied":
-                    assert expected == "applied"
-                    assert plain_matches.load(match_id).folded.state == live[result["target"]]
+                    assert expected in ("applied", "selective"), (slug, seat, steps, expected)
+                    assert tuple(result["undoes"]) == cancels
+                    assert ("keeps" in result) == (expected == "selective")
+                    assert plain_matches.load(match_id).folded.state == refold(game, before, cancels)
                     if pending:  # an applied undo is a new entry: it withdraws an open request
                         assert history.request(match_id, pending["id"])["status"] == "withdrawn"
                         seen["request-withdrawn"] += 1
                         pending = None
+                    seen[expected] += 1
                 else:
                     assert expected == "request"
+                    assert tuple(result["undoes"]) == cancels
                     pending = result
-                seen[kind] += 1
+                    seen[kind] += 1
                 live[plain_matches.load(match_id).version] = plain_matches.load(match_id).folded.state
                 continue
             seat = rnd.choice(active)
@@ -122,3 +175,8 @@ def test_undo_policy_on_every_game(plain_matches, slug):
     assert seen["applied"] > 0, seen
     if game.info.hidden_information:
         assert seen["refused"] > 0, seen  # draws and reveals are barriers
+    if type(game).independent_steps is not Game.independent_steps:
+        # Look at the Stars: R2.3, each seat undoes its own steps until it confirms
+        assert seen["selective"] > 0 and seen["confirmed"] > 0 and seen["requested"] == 0, seen
+    else:
+        assert seen["selective"] == 0, seen  # every other game keeps the consent flow

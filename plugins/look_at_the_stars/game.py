@@ -128,6 +128,20 @@ class LookAtTheStars(Game):
             events += self._end_turn(state)
         return events
 
+    # -- undo (R2.3) ----------------------------------------------------------
+
+    def independent_steps(self, state, seat):
+        """R2.2 / R2.3: every step of a turn is made on the seat's own sheet, against the
+        revealed card everyone shares; no seat's step reads another's sheet (a confirm
+        that is not the last reads only whether the others confirmed, and confirms are
+        never undone; the last one reveals). So a seat undoes its own steps until it
+        confirms, whatever the others did in between."""
+        return state["result"] is None
+
+    def confirms(self, event):
+        """R2.3: "until a player confirms, they may undo any of their own steps"."""
+        return event["type"] == "turn_confirmed"
+
     def _end_turn(self, state) -> list[dict]:
         """R2.3: every seat has confirmed -- publish the turn, then reveal or score."""
         turn = state["turn"]

@@ -43,9 +43,12 @@ class Undo(MethodView):
     @blp.alt_response(202, schema=UndoResultSchema, description="other seats must approve (a request)")
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
-    @blp.alt_response(409, **PROBLEM, description="undo-crosses-reveal, nothing-to-undo, match-over")
+    @blp.alt_response(
+        409, **PROBLEM, description="undo-crosses-reveal, undo-crosses-confirm, nothing-to-undo, match-over"
+    )
     def post(self, body, match_id):
-        """Undo your own last step(s): at once, by request when others acted since, never across a reveal."""
+        """Undo your own last step(s): at once, by request when others acted since (at once again where
+        the game declares your steps independent of theirs), never across a reveal or your confirm."""
         matches, history = _both()
         seat = caller_seat(matches, match_id, required=True)
         status, result = history.undo(match_id, seat, body["steps"])

@@ -8,8 +8,9 @@ A match's stream holds *entries*, one per accepted command::
 
 ``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
 slug), ``move`` (a seat's command and the events it produced) or ``undo``
-(a compensating entry that returns the match to the state at ``target``; it
-carries that state, so folding never has to keep old states around).
+(a compensating entry that returns the match to the state at ``target``, or,
+for a *selective* undo, to that state plus the other seats' ``keeps``; it
+carries the resulting state, so folding never has to keep old states around).
 Folding only ever calls ``evolve``; it never validates and never draws.
 """
 
@@ -30,6 +31,12 @@ LIFECYCLE = lifecycle.LIFECYCLE
 #: folded match carries; a turn is far shorter in every game).
 MAX_UNDO_DEPTH = 200
 
+#: Flags of a checkpoint (its third item): the step was made while the game declared
+#: its seat's steps independent of the other seats' (``Game.independent_steps``); the
+#: step confirms its seat's steps (``Game.confirms``); the checkpoint is the barrier
+#: itself (the window of checkpoints was not cut by ``MAX_UNDO_DEPTH``).
+INDEPENDENT, CONFIRMS, BASE = 1, 2, 4
+
 
 @dataclass
 class Folded:
@@ -39,8 +46,9 @@ class Folded:
     entry's). ``checkpoints`` holds ``(version, seat)`` of each effective
     entry since the last barrier (an entry that drew randomness or revealed
     hidden information), at most ``MAX_UNDO_DEPTH`` of them: exactly the
-    versions undo may return to. ``undone`` lists the versions that
-    compensating entries cancelled.
+    versions undo may return to; a third item holds the checkpoint's flags
+    (``INDEPENDENT``, ``CONFIRMS``, ``BASE``). ``undone`` lists the versions
+    that compensating entries cancelled.
     """
 
     state: object = None
@@ -73,7 +81,8 @@ class Folded:
             version=data["version"],
             rules_version=data["rules_version"],
             slug=data["slug"],
-            checkpoints=[tuple(c) for c in data["checkpoints"]],
+            # a snapshot written before the flags: no flag (no selective undo until the next barrier)
+            checkpoints=[(c[0], c[1], c[2] if len(c) > 2 else 0) for c in data["checkpoints"]],
             undone=set(data["undone"]),
             movers=frozenset(data.get("movers", ())),
             lifecycle=data.get("lifecycle"),
@@ -128,16 +137,20 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         raise ValueError(f"entry {entry.get('version')} does not follow version {folded.version}")
     if kind == UNDO:
         target = entry["target"]
+        keeps = set(entry.get("keeps") or ())
         keep = [c for c in folded.checkpoints if c[0] <= target]
         if not keep or keep[-1][0] != target:
             raise ValueError(f"undo to {target} crosses a barrier")
-        cancelled = {c[0] for c in folded.checkpoints if c[0] > target}
+        later = [c for c in folded.checkpoints if c[0] > target]
+        if not keeps <= {c[0] for c in later}:
+            raise ValueError(f"undo keeps versions {sorted(keeps)} that are not after {target}")
+        cancelled = {c[0] for c in later if c[0] not in keeps}
         return Folded(
             state=entry["state"],
             version=version,
             rules_version=folded.rules_version,
             slug=folded.slug,
-            checkpoints=keep,
+            checkpoints=keep + [c for c in later if c[0] in keeps],
             undone=folded.undone | cancelled,
             movers=folded.movers,
         )
@@ -147,7 +160,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             version=version,
             rules_version=folded.rules_version,
             slug=folded.slug,
-            checkpoints=[(version, entry.get("seat"))],
+            checkpoints=[(version, entry.get("seat"), BASE)],
             undone=folded.undone,
             movers=folded.movers,
         )
@@ -155,15 +168,22 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     # written under an older version are upcast to the current one on the way in.
     written_under = entry.get("rules_version", folded.rules_version)
     rules_version = written_under if kind == SETUP else folded.rules_version
-    state = folded.state
-    current = game.info.rules_version
-    for event in entry["events"]:
-        if written_under != current:
-            event = game.upcast(event, written_under)
-        state = game.evolve(state, event)
-    point = (version, entry.get("seat"))
+    state = fold_events(game, folded.state, entry, written_under)
+    seat = entry.get("seat")
     barrier = kind == SETUP or entry.get("drew") or entry.get("reveal")
-    checkpoints = [point] if barrier else (folded.checkpoints + [point])[-MAX_UNDO_DEPTH - 1 :]
+    if barrier:
+        checkpoints = [(version, seat, BASE)]
+    else:
+        flags = 0
+        if kind == MOVE and seat is not None and game.independent_steps(folded.state, seat):
+            flags |= INDEPENDENT
+        if kind == MOVE and any(game.confirms(e) for e in entry["events"]):
+            flags |= CONFIRMS
+        checkpoints = folded.checkpoints + [(version, seat, flags)]
+        if len(checkpoints) > MAX_UNDO_DEPTH + 1:
+            checkpoints = checkpoints[-MAX_UNDO_DEPTH - 1 :]
+            first = checkpoints[0]
+            checkpoints[0] = (first[0], first[1], first[2] & ~BASE)
     return Folded(
         state=state,
         version=version,
@@ -173,6 +193,16 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         undone=folded.undone,
         movers=folded.movers | {entry["seat"]} if kind == MOVE else folded.movers,
     )
+
+
+def fold_events(game: Game, state, entry: dict, written_under: int):
+    """``state`` with ``entry``'s events folded in (upcast from ``written_under``)."""
+    current = game.info.rules_version
+    for event in entry["events"]:
+        if written_under != current:
+            event = game.upcast(event, written_under)
+        state = game.evolve(state, event)
+    return state
 
 
 def fold(game: Game, entries: Iterable[dict], start: Folded | None = None) -> Folded:

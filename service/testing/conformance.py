@@ -23,7 +23,11 @@ player count the game allows, and checks on every step that:
 - setup is deterministic for a given seed;
 - for games that implement ``sample_state``: a state sampled from a seat's
   view shows that seat exactly the same view (so views and sampling agree on
-  what is hidden).
+  what is hidden);
+- for games that declare ``independent_steps`` (selective undo): two seats'
+  steps made where both are declared independent commute -- each stays legal
+  and gives the same events whether or not the other was made first, and both
+  orders reach the same state (``check_independent_steps``).
 
 ``PLAYOUTS`` (or the environment variable ``GAMEROOM_PLAYOUTS``) sets how
 many matches each player count gets. Playouts use the game's
@@ -410,6 +414,64 @@ def _refusal(game, state, seat, move):
     return None
 
 
+def _events_of(game: Game, state, seat: int, move: dict, seed: str):
+    """``move``'s events and the state after them, or ``None`` if the step drew randomness."""
+    rng = _rng(seed)
+    events = game.decide(state, seat, move, rng)
+    if rng.used:
+        return None
+    after = state
+    for event in events:
+        after = game.evolve(after, event)
+    return events, after
+
+
+def check_independent_steps(
+    game: Game, num_seats: int, options: dict, seed: str, pairs: int = 40, cap: int = 20_000
+) -> int:
+    """Play a random match; at up to ``pairs`` states, pick two seats whose steps the game
+    declares independent and a legal step of each, and check that they commute: the second
+    seat's step is still legal after the first's and gives the same events (so a selective
+    undo may cancel the first and keep the second), and both orders reach the same state.
+    Pairs where a step draws randomness or reveals something are not compared (undo never
+    crosses those). Returns the number of pairs compared."""
+    rnd = random.Random(seed)
+    entry = setup_entry(game, num_seats, options, seed)
+    folded = apply_entry(game, Folded(), {**entry, "version": 1})
+    compared = 0
+    for _ in range(cap):
+        state = folded.state
+        active = game.active_seats(state)
+        if not active:
+            return compared
+        free = [s for s in active if game.independent_steps(state, s)]
+        if len(free) >= 2 and compared < pairs:
+            s, t = rnd.sample(free, 2)
+            a, b = rnd.choice(game.legal_moves(state, s)), rnd.choice(game.legal_moves(state, t))
+            first_a, first_b = _events_of(game, state, s, a, seed), _events_of(game, state, t, b, seed)
+            if first_a and first_b and not any(game.reveals(e) for e in first_a[0] + first_b[0]):
+                try:
+                    then_b = _events_of(game, first_a[1], t, b, seed)
+                    then_a = _events_of(game, first_b[1], s, a, seed)
+                except IllegalMove as exc:
+                    raise AssertionError(
+                        f"seats {s} and {t} are declared independent, but one's step {a} / {b} "
+                        f"is refused after the other's ({exc.code})"
+                    ) from None
+                barrier = (
+                    then_a is None or then_b is None or any(game.reveals(e) for e in then_a[0] + then_b[0])
+                )
+                if not barrier:  # (the last confirm of a turn reveals: undo never crosses it)
+                    assert then_b[0] == first_b[0], (s, a, t, b, "the second step's events differ")
+                    assert then_a[0] == first_a[0], (t, b, s, a, "the second step's events differ")
+                    assert then_b[1] == then_a[1], (s, a, t, b, "the two orders reach different states")
+                    compared += 1
+        seat = rnd.choice(active)
+        step = decide(game, folded, seat, rnd.choice(game.legal_moves(state, seat)), seed)
+        folded = apply_entry(game, folded, {**step, "version": folded.version + 1})
+    raise AssertionError(f"the match did not end within {cap} steps")
+
+
 def _rng(seed: str):
     from ..plugin_api import Rng
 
@@ -450,6 +512,20 @@ class GameConformance:
                 check_sampling(subject, folded, n, seed)
                 played += 1
         assert played, "check_seats refuses every player count under the playout options"
+
+    def test_independent_steps_commute(self, subject):
+        """Selective undo keeps other seats' steps: check the game's declaration holds."""
+        options = subject.load_options(subject.playout_options)
+        declares = type(subject).independent_steps is not Game.independent_steps
+        compared = 0
+        for n in player_counts(subject):
+            if n < 2 or not seats_allowed(subject, n, options):
+                continue
+            for i in range(self.playouts if declares else 1):
+                seed = f"independent-{subject.info.slug}-{n}-{i}"
+                compared += check_independent_steps(subject, n, options, seed)
+        # a game that declares independence has states where it holds; one that does not, none
+        assert (compared > 0) == declares, compared
 
     def test_seat_counts_outside_the_info_are_refused(self, subject):
         info, opts = subject.info, subject.load_options(subject.playout_options)

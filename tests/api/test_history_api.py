@@ -253,3 +253,33 @@ def test_pending_undo_requests_are_listed_until_voted_on(h):
 def test_undo_requests_of_an_unknown_match_are_404(h):
     r = h.get("/api/matches/nope/undo-requests")
     assert r.status_code == 404
+
+
+def test_R2_3_look_at_the_stars_own_steps_are_undone_at_once_over_http(api, expect_problem):
+    """LATS R2.3 over HTTP: 201 applied although the other seat acted in between, its step
+    kept and its view unchanged; after confirming, 409 undo-crosses-confirm."""
+    seats = [{"name": "Ana"}, {"name": "Bo"}]
+    match_id, tokens = api.create("look-at-the-stars", seats, seed="r23-http")
+    start = api.state(match_id, tokens[0])
+    mine = next(m for m in api.legal(match_id, tokens[0]) if m["type"] != "confirm_turn")
+    assert api.move(match_id, tokens[0], mine).status_code == 201
+    theirs = next(m for m in api.legal(match_id, tokens[1]) if m["type"] != "confirm_turn")
+    assert api.move(match_id, tokens[1], theirs).status_code == 201
+    bo_before = api.state(match_id, tokens[1])
+    r = api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["status"] == "applied" and body["entry"]["kind"] == "undo"
+    assert body["state"]["view"] == start["view"]  # Ana's sheet as at the turn's start
+    bo_after = api.state(match_id, tokens[1])
+    assert bo_after["view"] == bo_before["view"]  # Bo's drawing is kept
+    assert api.get(f"/api/matches/{match_id}/undo-requests").get_json()["requests"] == []
+    events = api.get(f"/api/matches/{match_id}/events", token=tokens[1]).get_json()["entries"]
+    assert [e["seat"] for e in events if e["undone"]] == [0]  # only Ana's step is marked undone
+    assert api.move(match_id, tokens[0], {"type": "skip_card"}).status_code == 201
+    assert api.move(match_id, tokens[0], {"type": "confirm_turn"}).status_code == 201
+    expect_problem(
+        api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[0]), 409, "undo-crosses-confirm"
+    )
+    r = api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[1])  # Bo has not confirmed
+    assert r.status_code == 201 and r.get_json()["status"] == "applied"

@@ -129,3 +129,103 @@ def test_undo_depth_is_bounded():
             break
     assert folded.version > MAX_UNDO_DEPTH + 40
     assert len(folded.checkpoints) == MAX_UNDO_DEPTH + 1
+
+
+# -- selective undo (Game.independent_steps / Game.confirms), on the pure core ----------------------
+
+
+class Sheets(DiceRace):
+    """DiceRace declaring every seat's steps independent (a roll is still a barrier)."""
+
+    def independent_steps(self, state, seat):
+        return True
+
+
+def _fold_steps(game, plan_seats):
+    entry = decider.setup_entry(game, 2, game.load_options({}), "seed")
+    folded = decider.apply_entry(game, Folded(), {**entry, "version": 1})
+    for seat in plan_seats:
+        step = decider.decide(game, folded, seat, {"type": "step"}, "seed")
+        folded = decider.apply_entry(game, folded, {**step, "version": folded.version + 1})
+    return folded
+
+
+def test_selective_undo_keeps_the_other_seats_independent_steps():
+    game = Sheets()
+    folded = _fold_steps(game, [0, 1])
+    plan = plan_undo(folded, 0)
+    assert (plan.kind, plan.target, plan.undoes, plan.others, plan.keeps) == (APPLY, 1, (2,), (), (3,))
+    entry = {**undo_entry(0, plan, "the state"), "version": 4}
+    assert entry["keeps"] == [3]
+    after = decider.apply_entry(game, folded, entry)
+    assert after.undone == {2} and [c[0] for c in after.checkpoints] == [1, 3]
+    # The same steps in a game that declares nothing still need consent.
+    folded = _fold_steps(GAME, [0, 1])
+    assert plan_undo(folded, 0).kind == REQUEST and plan_undo(folded, 0).keeps == ()
+
+
+def test_default_confirms_reads_the_event_flag_and_a_confirmed_step_is_never_cancelled():
+    from gameroom.core.decider import CONFIRMS
+    from gameroom.core.undo import UndoConfirmed
+
+    game = Sheets()
+    assert game.confirms({"type": "x", "confirms": True}) and not game.confirms({"type": "x"})
+    folded = _fold_steps(game, [0, 1])
+    # Mark seat 0's step as a confirm, as folding a confirming event would.
+    folded.checkpoints[1] = (2, 0, folded.checkpoints[1][2] | CONFIRMS)
+    with pytest.raises(UndoConfirmed) as caught:
+        plan_undo(folded, 0)
+    assert caught.value.code == "undo-crosses-confirm"
+    assert plan_undo(folded, 1).keeps == ()  # seat 1's own last step: no one acted since
+
+
+def test_snapshots_keep_checkpoint_flags_and_old_ones_allow_no_selective_undo():
+    game = Sheets()
+    folded = _fold_steps(game, [0, 1])
+    again = Folded.from_snapshot(folded.to_snapshot())
+    assert again.checkpoints == folded.checkpoints and plan_undo(again, 0).keeps == (3,)
+    old = folded.to_snapshot()
+    old["checkpoints"] = [c[:2] for c in old["checkpoints"]]  # written before the flags
+    assert plan_undo(Folded.from_snapshot(old), 0).kind == REQUEST
+
+
+class SharedTally(DiceRace):
+    """Both seats act at once and each step writes the shared tally into its event: the
+    steps do not commute, so declaring them independent is a lie the kit must catch."""
+
+    def setup(self, num_seats, options, rng):
+        return [{"type": "start", "n": num_seats}]
+
+    def evolve(self, state, event):
+        if event["type"] == "start":
+            return {"tally": 0, "left": [3] * event["n"]}
+        left = list(state["left"])
+        left[event["seat"]] -= 1
+        return {"tally": event["tally"] + 1, "left": left}
+
+    def active_seats(self, state):
+        return [s for s, k in enumerate(state["left"]) if k > 0]
+
+    def legal_moves(self, state, seat):
+        return [{"type": "tick"}] if state["left"][seat] > 0 else []
+
+    def decide(self, state, seat, move, rng):
+        return [{"type": "tick", "seat": seat, "tally": state["tally"]}]
+
+    def outcome(self, state):
+        return None if any(state["left"]) else {"scores": [0] * len(state["left"]), "winners": []}
+
+    def independent_steps(self, state, seat):
+        return True
+
+
+def test_the_conformance_kit_catches_a_false_independence_declaration():
+    from gameroom.testing.conformance import check_independent_steps
+
+    with pytest.raises(AssertionError, match="events differ"):
+        check_independent_steps(SharedTally(), 2, {}, "lie")
+    # LATS' declaration holds on its own playouts
+    from gameroom.plugins.look_at_the_stars.game import LookAtTheStars
+
+    lats = LookAtTheStars()
+    assert check_independent_steps(lats, 3, lats.load_options({}), "truth") > 0
