@@ -141,14 +141,6 @@ def browser():
         launched.close()
 
 
-#: Console errors caused by the server, not the client, while they are being fixed elsewhere.
-#: The live stream dies after ~5 s without entries (a redis socket timeout in the stream's blocking
-#: read; service/api/stream.py, fixed on another branch): Chromium logs the cut chunked response.
-#: EventSource reconnects by itself and the client catches up, so play goes on; remove this entry
-#: once the stream fix is merged.
-KNOWN_SERVER_ISSUES = [r"net::ERR_INCOMPLETE_CHUNKED_ENCODING"]
-
-
 class Tab:
     """A page that records console errors and every URL it requests."""
 
@@ -158,7 +150,7 @@ class Tab:
         self.base = base
         self.errors: list[str] = []
         self.urls: list[str] = []
-        self.allowed: list[re.Pattern] = [re.compile(p) for p in KNOWN_SERVER_ISSUES]
+        self.allowed: list[re.Pattern] = []
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
         page.on("request", lambda r: self.urls.append(r.url))

@@ -126,6 +126,30 @@ def test_two_tabs_see_each_others_moves_live(open_tab, server):
     assert token not in log and "token=" not in log, "no token in the server's logs"
 
 
+def test_a_live_page_left_idle_keeps_its_one_stream_without_console_errors(open_tab, server):
+    """An idle live stream outlasts redis-py's 5 s default socket timeout and the hub's 10 s
+    blocking read: the page never reconnects, logs no error (the fixture checks) and still
+    shows the next move live. (Streams used to be cut after ~5 s: net::ERR_INCOMPLETE_CHUNKED_ENCODING.)"""
+    match_id, links, ana, bo = _two_humans(open_tab)
+    watcher = open_tab()
+    watcher.page.goto(f"{server.base}/#/match/{match_id}")
+    watcher.page.wait_for_function("() => document.querySelector('#live')?.textContent === 'live'")
+    mover, _ = _mover(ana, bo)
+    mover.wait_turn()
+
+    def streams(tab):
+        return [u for u in tab.urls if f"/matches/{match_id}/stream" in u]
+
+    assert len(streams(watcher)) == 1 and len(streams(mover)) == 1
+    watcher.page.wait_for_timeout(12_000)  # nothing happens: longer than both timeouts above
+    version = int(re.search(r"version (\d+)", mover.state_line()).group(1))
+    mover.click_move(random.Random(4))
+    watcher.page.wait_for_selector(f"#history li[data-version='{version + 1}']")
+    assert watcher.page.text_content("#live") == "live"
+    assert len(streams(watcher)) == 1 and len(streams(mover)) == 1, "no stream was cut and reopened"
+    assert watcher.errors == [] and mover.errors == []
+
+
 def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
     match_id, links, ana, bo = _two_humans(open_tab)
     rng = random.Random(3)
