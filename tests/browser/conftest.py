@@ -151,6 +151,7 @@ class Tab:
         self.errors: list[str] = []
         self.urls: list[str] = []
         self.allowed: list[re.Pattern] = []
+        self.stale_clicks: list[str] = []  # board moves that vanished before the click (a redraw)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
         page.on("request", lambda r: self.urls.append(r.url))
@@ -248,16 +249,34 @@ class Tab:
     def click_board(self, rng, prefer=()) -> str:
         """Click one move on the game's own board (not the generic list); returns its label."""
         page = self.page
-        before = self.state_line(), page.text_content("#message") or ""
-        targets = page.locator(self.BOARD_MOVES).all()
-        assert targets, "the board offers no move although the seat may act"
-        labels = [t.text_content() for t in targets]
-        preferred = [
-            t for t, label in zip(targets, labels) if any(label.lower().startswith(p) for p in prefer)
-        ]
-        target = rng.choice(preferred or targets)
-        label = target.text_content()
-        target.click()
+        for _ in range(5):
+            before = self.state_line(), page.text_content("#message") or ""
+            # The labels in one read: news from another seat redraws the board, so a list of
+            # element handles can go stale between reading it and clicking.
+            moves = page.locator(self.BOARD_MOVES)
+            labels = moves.all_text_contents()
+            assert labels, "the board offers no move although the seat may act"
+            preferred = [
+                i for i, text in enumerate(labels) if any(text.lower().startswith(p) for p in prefer)
+            ]
+            index = rng.choice(preferred or range(len(labels)))
+            label = labels[index]
+            try:
+                moves.nth(index).click(timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                self.stale_clicks.append(label)
+                if not self.wait_turn():  # the board changed because the match is over
+                    return label
+                # Still there but covered where the pointer aims (target lines crossing on a star
+                # sheet): take it by keyboard, as a keyboard user does (Tab to it, Enter).
+                again = page.locator(self.BOARD_MOVES)
+                if index < again.count() and again.nth(index).text_content(timeout=2_000) == label:
+                    again.nth(index).focus()
+                    page.keyboard.press("Enter")
+                    break
+        else:
+            raise AssertionError("the board kept changing under the click")
         if page.locator("#board .picked").count():  # the first of two clicks (a swap): now its partner
             rng.choice(page.locator("#board .cell:not([disabled]):not(.picked)").all()).click()
         elif page.locator(self.CONFIRM).count():  # a spot on the sheet was picked: place it there
