@@ -255,7 +255,11 @@ class Tab:
             # element handles can go stale between reading it and clicking.
             moves = page.locator(self.BOARD_MOVES)
             labels = moves.all_text_contents()
-            assert labels, "the board offers no move although the seat may act"
+            assert labels, (
+                "the board offers no move although the seat may act: "
+                f"{self.state_line()!r}; board: {(page.text_content('#board') or '')[:600]!r};"
+                f" moves: {(page.text_content('#moves') or '')[:300]!r}"
+            )
             preferred = [
                 i for i, text in enumerate(labels) if any(text.lower().startswith(p) for p in prefer)
             ]
