@@ -178,6 +178,87 @@ class Outcome(Schema):
     breakdown = fields.List(fields.Dict(keys=fields.String(), values=fields.Integer()), required=True)
 
 
+class Majority(Schema):
+    """TSE-T47 for one symbol: each seat's count, who leads it and the VP each seat scores."""
+
+    symbol = fields.String(required=True)
+    counts = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={
+            "description": "per seat: 1 per symbol on an active, non-raided half, 2 per ambassador end facing"
+            " the seat, and (only once the game is over) 3 for the homeworld's main symbol"
+        },
+    )
+    leaders = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "the seats with the highest count (none when it is 0)"},
+    )
+    points = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "per seat: 2 VP to a sole leader, 1 VP to each tied leader, else 0"},
+    )
+
+
+class SeatStanding(Schema):
+    """One seat's points by category (TSE-T45..T49), as if the game ended now."""
+
+    cards = fields.Integer(required=True)
+    abilities = fields.Integer(required=True)
+    majorities = fields.Integer(required=True)
+    mission = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={"description": "null while homeworlds (and so missions) are hidden"},
+    )
+    tucked = fields.Integer(required=True)
+
+
+class OwnHomeworld(Schema):
+    """What the viewer's own hidden homeworld will add at the end (TSE-T47, T48)."""
+
+    symbol = fields.String(required=True, metadata={"description": "the homeworld's main symbol"})
+    symbol_count = fields.Integer(required=True, metadata={"description": "what it adds to that count"})
+    mission_progress = fields.Integer(
+        required=True, metadata={"description": "what the mission measures now"}
+    )
+    mission_points = fields.Integer(
+        required=True, metadata={"description": "the mission's VP if it ended now"}
+    )
+
+
+class Standing(Schema):
+    """The score as the rules compute it, as if the game ended now, from what the viewer may see."""
+
+    basis = fields.String(
+        required=True,
+        validate=validate.OneOf(["public", "final"]),
+        metadata={
+            "description": "public: homeworlds are still hidden (TSE-T4), so for every seat alike the"
+            " majorities leave out the homeworlds' main symbols and no mission is scored; the real"
+            " final score may differ. final: the game is over, homeworlds are revealed (TSE-H6) and"
+            " this is the final scoring"
+        },
+    )
+    majorities = fields.List(
+        fields.Nested(Majority), required=True, metadata={"description": "one per symbol"}
+    )
+    scores = fields.List(fields.Nested(SeatStanding), required=True, metadata={"description": "per seat"})
+    totals = fields.List(
+        fields.Integer(), required=True, metadata={"description": "per seat: the sum of its scores"}
+    )
+    own = fields.Nested(
+        OwnHomeworld,
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "the viewer's own homeworld, not counted above; null for spectators and at the end"
+        },
+    )
+
+
 class View(Schema):
     set = fields.Dict(required=True)
     options = fields.Dict(required=True)
@@ -216,6 +297,7 @@ class View(Schema):
     deck_bottom_mine = fields.List(fields.String(), required=True)
     over = fields.Boolean(required=True)
     outcome = fields.Nested(Outcome, allow_none=True, required=True)
+    standing = fields.Nested(Standing, required=True)
 
 
 #: One schema per move type, with the fields it requires (and may carry).

@@ -55,8 +55,11 @@ def ability_points(state, seat):
     return points
 
 
-def symbol_counts(state, seat):
-    """TSE-T47: weighted count of each civilization symbol for ``seat``."""
+def symbol_counts(state, seat, homeworld=True):
+    """TSE-T47: weighted count of each civilization symbol for ``seat``.
+
+    ``homeworld=False`` leaves out the homeworld's main symbol (hidden until the end, TSE-T4).
+    """
     card_w, amb_w, home_w = state["set"]["rules"]["weights"]
     counts = dict.fromkeys(state["set"]["symbols"], 0)
     for entry in state["rows"][seat]:
@@ -64,7 +67,7 @@ def symbol_counts(state, seat):
             counts[sym] += card_w
         if entry["amb"] is not None:
             counts[_amb_symbol(state, entry)] += amb_w
-    home = state["homeworlds"][seat]
+    home = state["homeworlds"][seat] if homeworld else None
     if home is not None:
         counts[state["set"]["homeworld"][home]["main"]] += home_w
     return counts
@@ -74,19 +77,35 @@ def _amb_symbol(state, entry):
     return state["set"]["ambassador"][entry["amb"]["id"]][entry["amb"]["end"]]
 
 
-def majority_points(state):
-    """TSE-T47: 2 VP to a sole leader of a symbol, 1 VP to each tied leader."""
+def majority_table(state, homeworlds=True):
+    """TSE-T47, symbol by symbol: each seat's count, the leaders and the VP each seat scores.
+
+    A sole leader scores 2 VP, tied leaders 1 VP each; a highest count of 0 scores nothing.
+    ``homeworlds=False`` counts no homeworld (what everyone may see while they are hidden).
+    """
     sole, tied = state["set"]["rules"]["majority"]
-    counts = [symbol_counts(state, s) for s in range(state["n"])]
-    points = [0] * state["n"]
+    counts = [symbol_counts(state, s, homeworlds) for s in range(state["n"])]
+    table = []
     for sym in state["set"]["symbols"]:
-        best = max(c[sym] for c in counts)
-        if best <= 0:
-            continue
-        leaders = [s for s in range(state["n"]) if counts[s][sym] == best]
-        for s in leaders:
-            points[s] += sole if len(leaders) == 1 else tied
-    return points
+        column = [c[sym] for c in counts]
+        best = max(column)
+        leaders = [s for s in range(state["n"]) if column[s] == best] if best > 0 else []
+        vp = sole if len(leaders) == 1 else tied
+        table.append(
+            {
+                "symbol": sym,
+                "counts": column,
+                "leaders": leaders,
+                "points": [vp if s in leaders else 0 for s in range(state["n"])],
+            }
+        )
+    return table
+
+
+def majority_points(state, homeworlds=True):
+    """TSE-T47: 2 VP to a sole leader of a symbol, 1 VP to each tied leader."""
+    table = majority_table(state, homeworlds)
+    return [sum(row["points"][s] for row in table) for s in range(state["n"])]
 
 
 def mission_progress(state, seat):
@@ -116,21 +135,51 @@ def mission_points(state, seat):
     return points
 
 
+def _parts(state, seat, majors, mission=True):
+    return {
+        "cards": sum(half(state, e)["points"] for e in state["rows"][seat]),
+        "abilities": ability_points(state, seat),
+        "majorities": majors[seat],
+        "mission": mission_points(state, seat) if mission else None,
+        "tucked": state["set"]["rules"]["tucked_vp"] * len(state["tucked"][seat]),
+    }
+
+
 def breakdown(state):
     """Per-seat ``{category: points}`` (TSE-T45..T49)."""
     majors = majority_points(state)
-    out = []
-    for seat in range(state["n"]):
-        out.append(
-            {
-                "cards": sum(half(state, e)["points"] for e in state["rows"][seat]),
-                "abilities": ability_points(state, seat),
-                "majorities": majors[seat],
-                "mission": mission_points(state, seat),
-                "tucked": state["set"]["rules"]["tucked_vp"] * len(state["tucked"][seat]),
-            }
-        )
-    return out
+    return [_parts(state, seat, majors) for seat in range(state["n"])]
+
+
+def standing(state, seat):
+    """The score as if the game ended now, from what ``seat`` may see (TSE-H1, H2, H6).
+
+    Once the game is over every homeworld is public: the standing is the final scoring.
+    Before, homeworlds are hidden (TSE-T4), so they are left out for every seat alike:
+    majorities are counted without the +3 main symbols and missions are not scored
+    (``mission`` is None). ``seat``'s own homeworld is reported apart, in ``own``: its
+    main symbol, the count it adds, and its mission's progress and VP so far.
+    """
+    final = state["over"]
+    table = majority_table(state, homeworlds=final)
+    majors = [sum(row["points"][s] for row in table) for s in range(state["n"])]
+    parts = [_parts(state, s, majors, mission=final) for s in range(state["n"])]
+    own = None
+    if seat is not None and not final and state["homeworlds"][seat] is not None:
+        home = state["set"]["homeworld"][state["homeworlds"][seat]]
+        own = {
+            "symbol": home["main"],
+            "symbol_count": state["set"]["rules"]["weights"][2],
+            "mission_progress": mission_progress(state, seat),
+            "mission_points": mission_points(state, seat),
+        }
+    return {
+        "basis": "final" if final else "public",
+        "majorities": table,
+        "scores": parts,
+        "totals": [sum(v for v in p.values() if v is not None) for p in parts],
+        "own": own,
+    }
 
 
 def result(state):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .moves import active_seats
 from .rules import ability, deferred_sources, find
-from .scoring import result
+from .scoring import result, standing
 
 
 def _pending_for(state_pending, phase, cur, seat):
@@ -74,6 +74,7 @@ def view(state, seat):
         "deck_bottom_mine": [c for c, s in state["bottom"] if s == seat] if own else [],
         "over": over,
         "outcome": result(state) if over else None,
+        "standing": standing(state, seat),
     }
 
 

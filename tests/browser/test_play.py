@@ -126,6 +126,30 @@ def test_two_tabs_see_each_others_moves_live(open_tab, server):
     assert token not in log and "token=" not in log, "no token in the server's logs"
 
 
+def test_a_live_page_left_idle_keeps_its_one_stream_without_console_errors(open_tab, server):
+    """An idle live stream outlasts redis-py's 5 s default socket timeout and the hub's 10 s
+    blocking read: the page never reconnects, logs no error (the fixture checks) and still
+    shows the next move live. (Streams used to be cut after ~5 s: net::ERR_INCOMPLETE_CHUNKED_ENCODING.)"""
+    match_id, links, ana, bo = _two_humans(open_tab)
+    watcher = open_tab()
+    watcher.page.goto(f"{server.base}/#/match/{match_id}")
+    watcher.page.wait_for_function("() => document.querySelector('#live')?.textContent === 'live'")
+    mover, _ = _mover(ana, bo)
+    mover.wait_turn()
+
+    def streams(tab):
+        return [u for u in tab.urls if f"/matches/{match_id}/stream" in u]
+
+    assert len(streams(watcher)) == 1 and len(streams(mover)) == 1
+    watcher.page.wait_for_timeout(12_000)  # nothing happens: longer than both timeouts above
+    version = int(re.search(r"version (\d+)", mover.state_line()).group(1))
+    mover.click_move(random.Random(4))
+    watcher.page.wait_for_selector(f"#history li[data-version='{version + 1}']")
+    assert watcher.page.text_content("#live") == "live"
+    assert len(streams(watcher)) == 1 and len(streams(mover)) == 1, "no stream was cut and reopened"
+    assert watcher.errors == [] and mover.errors == []
+
+
 def test_an_undo_request_is_approved_from_the_other_tab(open_tab):
     match_id, links, ana, bo = _two_humans(open_tab)
     rng = random.Random(3)
@@ -417,3 +441,85 @@ def test_an_undo_request_refused_from_the_other_tab_changes_nothing(open_tab):
     second.page.wait_for_selector("button.refuse, button.approve", state="detached", timeout=20_000)
     assert second.page.locator("button.refuse, button.approve").count() == 0
     assert first.state_line() == before and first.page.locator("#history li.undone").count() == 0
+
+
+SHOWN_STANDING = """() => {
+  const majorities = {};
+  for (const td of document.querySelectorAll('.tse .majorities td[data-symbol]')) {
+    (majorities[td.dataset.symbol] ||= {})[td.dataset.seat] = [
+      td.querySelector('.count').textContent, td.querySelector('.vp')?.textContent.trim() || null];
+  }
+  const scores = {};
+  for (const td of document.querySelectorAll('.tse .standing td[data-category]')) {
+    (scores[td.dataset.category] ||= {})[td.dataset.seat] = td.textContent;
+  }
+  return { majorities, scores, title: document.querySelector('.tse .standing h3')?.textContent,
+    own: document.querySelector('.tse .own-homeworld')?.textContent || null };
+}"""
+
+FETCH_STATE = """async (id) => {
+  const token = JSON.parse(localStorage.getItem('gameroom.tokens'))[id]['0'];
+  const r = await fetch(`/api/matches/${encodeURIComponent(id)}/state`,
+    { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, cache: 'no-store' });
+  return r.json();
+}"""
+
+
+def _assert_board_shows_standing(tab, match_id) -> dict:
+    """The majorities and scores on the board are the view's ``standing``, cell for cell."""
+    state = tab.page.evaluate(FETCH_STATE, match_id)
+    assert f"version {state['version']}" in tab.state_line() or tab.state_line().startswith("Finished")
+    standing, shown = state["view"]["standing"], tab.page.evaluate(SHOWN_STANDING)
+    seats = [str(s) for s in range(len(standing["totals"]))]
+    expected = {
+        m["symbol"]: {
+            s: [str(m["counts"][i]), f"+{m['points'][i]} VP" if i in m["leaders"] else None]
+            for i, s in enumerate(seats)
+        }
+        for m in standing["majorities"]
+    }
+    assert shown["majorities"] == expected
+    categories = ["cards", "abilities", "majorities", "mission", "tucked"]
+    want = {
+        c: {s: "?" if p[c] is None else str(p[c]) for s, p in zip(seats, standing["scores"])}
+        for c in categories
+    }
+    want["total"] = {s: str(t) for s, t in zip(seats, standing["totals"])}
+    assert shown["scores"] == want
+    return {"state": state, "shown": shown}
+
+
+def test_tiny_stellar_empires_board_shows_the_standing_the_view_carries(open_tab):
+    """TSE-T47 majorities and the score as if the game ended now: drawn from the view, at phone width."""
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    match_id, _ = tab.create(
+        "tiny-stellar-empires", [("Ana", "human"), ("Bot", "ai:random")], seed="standing"
+    )
+    page.click("text=Play as Ana")
+    rng = random.Random(17)
+    for _ in range(80):  # until both rows hold a card, on Ana's turn (the view stands still then)
+        assert tab.wait_turn(), "the match ended before both seats played an empire card"
+        if (
+            page.locator(".tse .empire-row[data-seat='0'] .empire").count()
+            and page.locator(".tse .empire-row[data-seat='1'] .empire").count()
+        ):
+            break
+        tab.click_board(rng, prefer=("play ", "pay with", "decline", "end turn", "skip", "end attacks"))
+    else:
+        raise AssertionError("no empire card in both rows after 80 moves")
+    seen = _assert_board_shows_standing(tab, match_id)
+    standing = seen["state"]["view"]["standing"]
+    assert standing["basis"] == "public" and sum(p["cards"] for p in standing["scores"]) > 0
+    assert seen["shown"]["title"] == "Score if the game ended now"
+    own = standing["own"]
+    assert own and f"worth {own['mission_points']} VP" in seen["shown"]["own"]
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
+    page.locator(".tse .standing").scroll_into_view_if_needed()
+    tab.shot("tiny-stellar-empires-standing-phone")
+    tab.play_to_end(rng, limit=300, board=True)
+    final = _assert_board_shows_standing(tab, match_id)
+    view = final["state"]["view"]
+    assert view["standing"]["basis"] == "final" and final["shown"]["title"] == "Final scores"
+    assert view["standing"]["totals"] == view["outcome"]["scores"]
+    assert final["shown"]["own"] is None

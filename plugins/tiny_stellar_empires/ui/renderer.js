@@ -1,6 +1,7 @@
 // Tiny Stellar Empires: every seat's empire row (route ends, attacks,
-// ambassadors), your hand and homeworld, the discard pile, and at the end the
-// score breakdown with the symbol majorities.
+// ambassadors), your hand and homeworld, the discard pile, and the standing:
+// symbol majorities and scores as the plugin's scoring computes them (the final
+// scoring once the game is over).
 //
 // Everything drawn comes from the view (its "set" describes the cards); every
 // button is one of ctx.legalMoves.
@@ -84,28 +85,45 @@ function handCard(id, set, buttons, toggle) {
     buttons.length ? h('div', { class: 'card-moves' }, buttons) : null);
 }
 
-/** Symbols showing in each row (active halves not raided, ambassadors twice): what the majorities are fought over. */
-function symbolTable(view, names) {
-  const set = view.set;
-  const counts = view.rows.map((row) => {
-    const count = Object.fromEntries(set.symbols.map((sym) => [sym, 0]));
-    for (const entry of row) {
-      if (!(entry.atk && entry.atk.mode === 'raid')) set.empire[entry.id][entry.o].symbols.forEach((sym) => { count[sym] += 1; });
-      if (entry.amb) count[set.ambassador[entry.amb.id][entry.amb.end]] += 2;
-    }
-    return count;
-  });
-  // A homeworld's main symbol counts 3: known for your own seat, for everyone once revealed.
-  const homes = view.homeworlds || view.rows.map((_, seat) => (seat === view.seat ? view.homeworld : null));
-  homes.forEach((home, seat) => { if (home) counts[seat][set.homeworld[home].main] += 3; });
-  const best = Object.fromEntries(set.symbols.map((sym) => [sym, Math.max(...counts.map((c) => c[sym]))]));
-  return h('section', { class: 'majorities' }, h('h3', {}, 'Symbols in play'),
+const CATEGORIES = ['cards', 'abilities', 'majorities', 'mission', 'tucked'];
+
+/**
+ * The standing as the plugin's scoring computes it (view.standing): each symbol's counts, its
+ * leaders and their VP, and each seat's points as if the game ended now. Nothing is counted here.
+ */
+function standingTables(view, names) {
+  const st = view.standing;
+  if (!st) return null;
+  const final = st.basis === 'final';
+  const seatHeads = names.map((name, seat) => h('th', { scope: 'col', 'data-seat': String(seat) },
+    seat === view.seat ? `${name} (you)` : name));
+  const majorities = h('section', { class: 'majorities', 'aria-label': 'Symbol majorities' },
+    h('h3', {}, final ? 'Symbol majorities' : 'Symbol majorities now'),
     h('div', { class: 'scroll' }, h('table', {},
-      h('thead', {}, h('tr', {}, h('th', {}, ''), set.symbols.map((sym) => h('th', { scope: 'col' }, symbol(sym))))),
-      h('tbody', {}, counts.map((count, seat) => h('tr', {}, h('th', { scope: 'row' }, names[seat]),
-        set.symbols.map((sym) => h('td', { class: count[sym] && count[sym] === best[sym] ? 'lead' : null }, String(count[sym])))))))),
-    h('p', { class: 'quiet' }, view.homeworlds ? 'Homeworlds included (3 for the main symbol).'
-      : 'Hidden homeworlds add 3 to their main symbol at the end (yours is counted).'));
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'symbol'), seatHeads.map((th) => th.cloneNode(true)))),
+      h('tbody', {}, st.majorities.map((m) => h('tr', { 'data-symbol': m.symbol }, h('th', { scope: 'row' }, symbol(m.symbol)),
+        m.counts.map((count, seat) => {
+          const leads = m.leaders.includes(seat);
+          return h('td', { class: leads ? 'lead' : null, 'data-symbol': m.symbol, 'data-seat': String(seat) },
+            h('span', { class: 'count' }, String(count)),
+            leads ? h('span', { class: 'vp', title: m.leaders.length > 1 ? 'tied leader' : 'sole leader' }, ` +${m.points[seat]} VP`) : null);
+        })))))),
+    h('p', { class: 'quiet' }, final ? 'Homeworlds revealed: each adds 3 to its main symbol.'
+      : 'Homeworlds are hidden until the end, so none is counted here (each adds 3 to its main symbol).'));
+  const own = st.own ? h('p', { class: 'own-homeworld' }, 'Your homeworld will add ', String(st.own.symbol_count), ' to ', symbol(st.own.symbol),
+    `; your mission stands at ${st.own.mission_progress}, worth ${st.own.mission_points} VP if the game ended now.`) : null;
+  const scores = h('section', { class: 'standing', 'aria-label': 'Scores' },
+    h('h3', {}, final ? 'Final scores' : 'Score if the game ended now'),
+    h('div', { class: 'scroll' }, h('table', {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), seatHeads)),
+      h('tbody', {},
+        CATEGORIES.map((cat) => h('tr', { 'data-category': cat }, h('th', { scope: 'row' }, words(cat)),
+          st.scores.map((part, seat) => h('td', { 'data-category': cat, 'data-seat': String(seat) },
+            part[cat] === null ? h('span', { title: 'hidden until the end' }, '?') : String(part[cat]))))),
+        h('tr', { class: 'total', 'data-category': 'total' }, h('th', { scope: 'row' }, 'total'),
+          st.totals.map((total, seat) => h('td', { 'data-category': 'total', 'data-seat': String(seat) }, String(total))))))),
+    final ? null : h('p', { class: 'quiet' }, 'Missions (?) and homeworld symbols are scored at the end.'), own);
+  return [scores, majorities];
 }
 
 export function render(root, ctx) {
@@ -156,17 +174,15 @@ export function render(root, ctx) {
         hw.mission.tiers.map(([n, vp]) => `${n} → ${vp} VP`).join(', '), ')'));
   })() : null;
   const rest = legal.filter((m) => !used.has(m)).map(button);
+  const over = view.standing && view.standing.basis === 'final';
+  const standing = standingTables(view, names);
   const discard = view.discard ? view.discard : (view.discard_top ? [view.discard_top] : []);
-  const breakdown = outcome && outcome.breakdown ? h('section', { class: 'breakdown' }, h('h3', {}, 'Scores'),
-    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, ''), Object.keys(outcome.breakdown[0]).map((k) => h('th', { scope: 'col' }, words(k))), h('th', {}, 'total'))),
-      h('tbody', {}, outcome.breakdown.map((row, seat) => h('tr', {}, h('th', { scope: 'row' }, names[seat]),
-        Object.values(row).map((v) => h('td', {}, String(v))), h('td', {}, String(outcome.scores[seat]))))))) : null;
-
   root.append(h('div', { class: 'tse' },
     h('p', { class: 'phase' }, `Phase: ${words(view.phase)} · deck ${view.deck_size} · discard ${view.discard_size}`,
       view.discard_top ? ` (top: ${(set.names && set.names[view.discard_top]) || view.discard_top})` : ''),
     rest.length || exchanges.length ? h('div', { class: 'turn-bar' }, exchanges.length ? exchangeButton : null, rest) : null,
-    breakdown, seats, symbolTable(view, names), hand, homeworld,
+    // The final scores come first once the game is over; during play the hand does.
+    over ? standing : null, seats, hand, homeworld, over ? null : standing,
     discard.length ? h('details', { class: 'discard' }, h('summary', {}, `Discard pile (${view.discard_size})`),
       h('p', {}, discard.map((id) => (set.names && set.names[id]) || id).join(', '))) : null));
 }
