@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as ``python bench/x.py`` from anywhere
     sys.path.insert(0, str(ROOT))
 
+# The linear-interpolation quantile, re-exported for the benchmarks (one definition in the project).
+from gameroom.ai.report import percentile as percentile  # noqa: E402
+
 
 @contextlib.contextmanager
 def redis_for_bench(url: str | None, appendfsync: str = "always"):

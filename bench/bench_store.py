@@ -398,7 +398,7 @@ def print_report(res: dict) -> None:
         print()
         print("Full replay of random matches of the installed games:")
         print(
-            f"  {'game':<22}{'matches':>8}{'entries/match':>16}{'B/entry':>9}{'read ms':>9}{'fold ms':>9}"
+            f"  {'game':<22}{'matches':>8}{'entries/match':>24}{'B/entry':>9}{'read ms':>9}{'fold ms':>9}"
             f"{'replay ms':>11}{'us/entry':>10}"
         )
         for slug, g in games.items():
@@ -409,7 +409,7 @@ def print_report(res: dict) -> None:
             span = f"{min(n):,}-{max(n):,}" if min(n) != max(n) else f"{n[0]:,}"
             cut = "" if g["finished"] == g["matches"] else f" ({g['matches'] - g['finished']} cut)"
             print(
-                f"  {slug:<22}{g['matches']:>8}{span + cut:>16}{g['entry_bytes_median']:>9.0f}"
+                f"  {slug:<22}{g['matches']:>8}{span + cut:>24}{g['entry_bytes_median']:>9.0f}"
                 f"{fmt(g['read_ms_per_match'], 2):>9}{fmt(g['fold_ms_per_match'], 2):>9}"
                 f"{fmt(g['replay_ms_per_match'], 2):>11}{fmt(g['replay_us_per_entry'], 2):>10}"
             )
