@@ -72,6 +72,10 @@ class MatchRecords:
         """Queue the look-up of the seat of a token, given its :func:`hash_token`; parse with :meth:`parse_seat`."""
         pipe.hget(keys.tokens(match_id), token_hash)
 
+    def seat_of(self, match_id: str, token_hash: str) -> int | None:
+        """The seat of a token, given its :func:`hash_token`; None for a token of no seat."""
+        return self.parse_seat(self.redis.hget(keys.tokens(match_id), token_hash))
+
     @staticmethod
     def parse_seat(raw) -> int | None:
         return int(raw) if raw is not None else None
@@ -121,6 +125,22 @@ class MatchRecords:
         """``(version, request fingerprint or None)`` recorded for ``key``, or None if unseen."""
         raw = self.redis.hget(keys.idempotency(match_id), key)
         return parse_idempotency(raw) if raw is not None else None
+
+    # -- undo requests: one hash per match, request id -> JSON request -------------
+
+    def save_undo_request(self, match_id: str, request: dict) -> None:
+        """Write ``request`` (a dict with an ``id``) over any earlier version of it."""
+        self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
+
+    def undo_request(self, match_id: str, request_id: str) -> dict | None:
+        """The stored undo request, or None when the match has no such request."""
+        raw = self.redis.hget(keys.undo_requests(match_id), request_id)
+        return json.loads(raw) if raw is not None else None
+
+    def undo_request_ids(self, match_id: str) -> list[str]:
+        """The ids of every undo request of the match, sorted."""
+        ids: Any = self.redis.hkeys(keys.undo_requests(match_id))  # list of bytes
+        return sorted(i.decode() if isinstance(i, bytes) else i for i in ids)
 
     def list(self, offset: int = 0, limit: int = 50) -> list[str]:
         """Match ids, newest first."""

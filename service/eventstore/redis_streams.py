@@ -124,6 +124,10 @@ class EventStore:
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
 
+    def ping(self) -> None:
+        """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the store answers now."""
+        self.redis.ping()
+
     def append(
         self,
         match_id: str,
