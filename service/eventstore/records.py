@@ -22,9 +22,9 @@ class MatchRecords:
     def __init__(self, client: redis.Redis):
         self.redis = client
 
-    def create(self, record: MatchRecord, tokens: dict[int, str]) -> None:
+    def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        self.queue_create(pipe, record, tokens)
+        self.queue_create(pipe, record, tokens, admin_hash)
         pipe.execute()
 
     @staticmethod
@@ -108,6 +108,30 @@ class MatchRecords:
             return False
         self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
         return True
+
+    def set_token(self, match_id: str, seat: int, token: str) -> None:
+        """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""
+        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
+
+    def admin_hash(self, match_id: str) -> str | None:
+        """The hash of the creator's admin token (see :meth:`queue_create`), or None."""
+        raw: Any = self.redis.hget(keys.meta(match_id), "admin")  # bytes | None
+        return raw.decode() if raw is not None else None
+
+    def plan_rematch(self, match_id: str, planned: str) -> tuple[str, bool]:
+        """The id of ``match_id``'s rematch: ``(planned, True)`` for the first caller,
+        ``(the first caller's id, False)`` for every later or racing one."""
+        if self.redis.hsetnx(keys.meta(match_id), "rematch", planned):
+            return planned, True
+        raw: Any = self.redis.hget(keys.meta(match_id), "rematch")
+        return raw.decode(), False
+
+    def take_rematch_lock(self, match_id: str, holder: str, seconds: int) -> bool:
+        """Take the lock of creating ``match_id``'s rematch for ``seconds``; False if it is held."""
+        return bool(self.redis.set(keys.rematch_lock(match_id), holder, nx=True, ex=seconds))
+
+    def release_rematch_lock(self, match_id: str) -> None:
+        self.redis.delete(keys.rematch_lock(match_id))
 
     def set_progress(self, match_id: str, status: str, version: int) -> None:
         self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})

@@ -292,6 +292,46 @@ class EventStoreContract:
         assert records.undo_request_ids("m") == ["r1", "r2"]
         assert records.undo_request_ids("other") == []
 
+    def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
+        records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})
+        records.set_token("m", 1, "new1")
+        assert records.seat_of("m", hash_token("new1")) == 1
+        assert records.seat_of("m", hash_token("tok1")) == 1
+        assert records.seat_of("other", hash_token("new1")) is None
+
+    def test_the_admin_hash_is_kept_with_the_record(self, records):
+        records.create(_record("m"), {})
+        records.create(_record("a"), {}, admin_hash="h4sh")
+        assert records.admin_hash("m") is None
+        assert records.admin_hash("a") == "h4sh"
+        assert records.admin_hash("unknown") is None
+        assert records.get("a") == _record("a")
+
+    def test_one_rematch_id_wins_and_its_creation_lock_is_exclusive(self, backend, records):
+        records.create(_record("m"), {})
+        others = [self.other(backend).records for _ in range(6)]
+        barrier = threading.Barrier(len(others))
+        plans: list = []
+
+        def plan(i, recs):
+            barrier.wait()
+            plans.append(recs.plan_rematch("m", f"next{i}"))
+
+        threads = [threading.Thread(target=plan, args=(i, r)) for i, r in enumerate(others)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        winners = [p for p in plans if p[1]]
+        assert len(winners) == 1
+        assert {p[0] for p in plans} == {winners[0][0]}
+        assert records.plan_rematch("m", "late") == (winners[0][0], False)
+        assert records.take_rematch_lock("m", "a", 30) is True
+        assert records.take_rematch_lock("m", "b", 30) is False
+        assert records.take_rematch_lock("other", "b", 30) is True
+        records.release_rematch_lock("m")
+        assert records.take_rematch_lock("m", "b", 30) is True
+
     # -- health ---------------------------------------------------------------
 
     def test_ping_answers_when_the_backend_is_up(self, store):
