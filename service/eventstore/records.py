@@ -15,7 +15,7 @@ import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
 from . import keys
-from .redis_streams import parse_idempotency
+from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 
 class MatchRecords:
@@ -26,6 +26,44 @@ class MatchRecords:
         pipe = self.redis.pipeline(transaction=True)
         self.queue_create(pipe, record, tokens, admin_hash)
         pipe.execute()
+
+    def create_match(
+        self,
+        record: MatchRecord,
+        tokens: dict[int, str],
+        entry: dict,
+        status: str | None = None,
+        ai_seats: list[int] | None = None,
+        admin_hash: str | None = None,
+    ) -> AppendResult:
+        """:meth:`create` and append ``entry`` as version 1 (as :meth:`EventStore.append` with
+        ``status`` and ``ai_seats``), all in one transaction: one round trip."""
+        pipe = self.redis.pipeline(transaction=True)
+        self.queue_create(pipe, record, tokens, admin_hash=admin_hash)
+        EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats)
+        return EventStore.parse_append(pipe.execute()[-1])
+
+    def read_parts(
+        self, match_id: str, record: bool, token_hash: str | None, after: int | None
+    ) -> tuple[MatchRecord | None, int | None, list[dict] | None]:
+        """What a load misses, in one round trip: ``(record, seat, entries)``.
+
+        ``record``: read the match record (else None is returned for it);
+        ``token_hash``: the seat of that token (None: not read, or no seat);
+        ``after``: the entries after that version (None: not read).
+        """
+        pipe = self.redis.pipeline(transaction=False)
+        if record:
+            self.queue_get(pipe, match_id)
+        if token_hash is not None:
+            self.queue_seat(pipe, match_id, token_hash)
+        if after is not None:
+            pipe.xrange(keys.events(match_id), f"{after + 1}-0", "+")
+        results = iter(pipe.execute())
+        found = self.parse(next(results)) if record else None
+        seat = self.parse_seat(next(results)) if token_hash is not None else None
+        entries = EventStore.decode(next(results)) if after is not None else None
+        return found, seat, entries
 
     @staticmethod
     def queue_create(

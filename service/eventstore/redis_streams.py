@@ -171,6 +171,15 @@ class EventStore:
         """Add ``match_id`` to the pending-AI index (idempotent; the score is the time of the mark)."""
         client.zadd(keys.ai_pending(), {match_id: time.time()})
 
+    def note_ai_pending(self, match_id: str) -> None:
+        """:meth:`mark_ai_pending` now, on its own (the intent before a step that may leave an AI to move)."""
+        self.mark_ai_pending(self.redis, match_id)
+
+    def ai_pending(self) -> list[str]:
+        """The ids in the pending-AI index, oldest mark first."""
+        found: Any = self.redis.zrange(keys.ai_pending(), 0, -1)  # list of bytes
+        return [m.decode() for m in found]
+
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
         """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""
         self.redis.set(keys.ai_turn(match_id), f"{version}:{','.join(str(s) for s in ai_seats)}")

@@ -292,6 +292,39 @@ class EventStoreContract:
         assert records.undo_request_ids("m") == ["r1", "r2"]
         assert records.undo_request_ids("other") == []
 
+    def test_create_match_writes_the_record_and_the_first_entry_together(self, store, records):
+        result = records.create_match(
+            _record("m"), {0: "tok0"}, {"setup": 1}, status="active", ai_seats=[1], admin_hash="h"
+        )
+        assert (result.version, result.duplicate) == (1, False)
+        assert records.get("m") == _record("m")
+        assert store.read("m") == [{"setup": 1, "version": 1}]
+        assert records.progress("m") == ("active", 1)
+        assert store.ai_turn("m") == (1, [1])
+        assert "m" in store.ai_pending()
+        assert records.admin_hash("m") == "h"
+        assert records.seat_of("m", hash_token("tok0")) == 0
+        assert records.list() == ["m"]
+
+    def test_read_parts_reads_what_a_load_misses_at_once(self, store, records):
+        records.create(_record("m"), {0: "tok0"})
+        for n in range(3):
+            store.append("m", {"n": n}, n)
+        record, seat, entries = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=1)
+        assert (record, seat) == (_record("m"), 0)
+        assert [e["version"] for e in entries or []] == [2, 3]
+        assert records.read_parts("m", record=False, token_hash=None, after=None) == (None, None, None)
+        assert records.read_parts("m", record=False, token_hash=hash_token("x"), after=3) == (None, None, [])
+        assert records.read_parts("unknown", record=True, token_hash=None, after=0) == (None, None, [])
+
+    def test_the_pending_ai_index_collects_marked_matches_once(self, store):
+        assert store.ai_pending() == []
+        store.note_ai_pending("a")
+        store.append("b", {}, 0, ai_seats=[0])
+        store.note_ai_pending("a")
+        store.append("c", {}, 0)  # no AI to move: not marked
+        assert sorted(store.ai_pending()) == ["a", "b"]
+
     def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
         records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})
         records.set_token("m", 1, "new1")
