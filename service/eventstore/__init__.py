@@ -25,24 +25,34 @@ exactly these, and proves it by passing the contract suite
 - ``save_snapshot(match_id, version, snapshot)``,
   ``load_snapshot(match_id, at_most=None)``: a cache, safe to drop.
 - ``ai_turn(match_id)``, ``set_ai_turn(match_id, version, seats)``: the AI
-  outbox marker (see :mod:`gameroom.workers.reconciler`).
+  outbox marker (see :mod:`gameroom.workers.reconciler`);
+  ``note_ai_pending(match_id)``, ``ai_pending()``: the index of matches that
+  may have an AI to move (an append with ``ai_seats`` adds to it first).
 - ``ping()``: raises one of :data:`UNAVAILABLE` unless the backend answers.
 
 ``MatchRecords`` -- what is known of a match besides its log:
 
-- ``create(record, tokens)``, ``get(match_id)`` (None when unknown);
+- ``create(record, tokens, admin_hash=None)``, ``get(match_id)`` (None when
+  unknown), ``admin_hash(match_id)``;
+- ``create_match(record, tokens, entry, status, ai_seats, admin_hash)``:
+  ``create`` and the append of version 1, atomically;
+- ``read_parts(match_id, record, token_hash, after)``: the record, a token's
+  seat and the entries after a version, in one step (a load's cache misses);
 - ``claim(match_id, seat, name, token) -> bool``: exactly one of racing
   claimants of a seat wins; ``seat_of(match_id, token_hash)``: tokens are
-  stored hashed only;
+  stored hashed only; ``set_token(match_id, seat, token)`` adds one;
 - ``set_progress``/``progress``: the lobby's status and version;
 - ``list(offset, limit)``: match ids, newest first;
 - ``idempotent(match_id, key)``: ``(version, fingerprint)`` of a seen key;
 - ``save_undo_request``, ``undo_request``, ``undo_request_ids``: undo
-  requests awaiting votes.
+  requests awaiting votes;
+- ``plan_rematch(match_id, planned) -> (id, first)``, ``take_rematch_lock``,
+  ``release_rematch_lock``: one rematch per match, created by one request.
 
-The ``queue_*``/``parse_*`` halves of some methods batch several steps in
-one round trip on the single Redis; they are not yet part of the contract
-(issue 16 moves them behind whole operations).
+The ``queue_*``/``parse_*`` helpers and the ``redis`` attributes are this
+package's own (batching on the single Redis); code outside it does not use
+them. Still outside: the AI reconciler (``workers/reconciler.py``) scans the
+pending-AI index with its own pipeline.
 """
 
 import redis
