@@ -213,17 +213,14 @@ class Matches:
         # The new match is folded here, not read back: its only entry is the one being written.
         loaded = Loaded(record, decider.fold(game, [entry | {"version": 1}]))
         # Record, tokens, lobby and first entry in one transaction: one round trip.
-        pipe = self.store.redis.pipeline(transaction=True)
-        self.records.queue_create(pipe, record, tokens, admin_hash=admin_hash)
-        self.store.queue_append(
-            pipe,
-            record.id,
+        self.records.create_match(
+            record,
+            tokens,
             entry,
-            0,
             status=status_of(record, game, loaded.folded.state),
             ai_seats=self.ai_to_move(record, game, loaded.folded),
+            admin_hash=admin_hash,
         )
-        self.store.parse_append(pipe.execute()[-1])
         self._cache.put(record.id, loaded.folded)
         if record.full:
             self._records.put(record.id, record)
@@ -243,7 +240,7 @@ class Matches:
             )
         token = new_token()
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
-            self.store.mark_ai_pending(self.store.redis, match_id)
+            self.store.note_ai_pending(match_id)
         if not self.records.claim(match_id, seat, name, token):
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         log.info("match %s: seat %d claimed", match_id, seat)
@@ -351,25 +348,22 @@ class Matches:
         if record is not None and not need_seat and start is not None:
             entries = self.store.read(match_id, start.version)
         else:
-            pipe = self.store.redis.pipeline(transaction=False)
+            found, found_seat, entries = self.records.read_parts(
+                match_id,
+                record=record is None,
+                token_hash=token_hash if need_seat else None,
+                after=start.version if start is not None else None,
+            )
             if record is None:
-                self.records.queue_get(pipe, match_id)
-            if need_seat:
-                self.records.queue_seat(pipe, match_id, token_hash)
-            if start is not None:
-                self.store.queue_read(pipe, match_id, start.version)
-            results = iter(pipe.execute())
-            if record is None:
-                record = self.records.parse(next(results))
-                if record is None:
+                if found is None:
                     raise NotFound(f"No match {match_id}.", code="unknown-match")
+                record = found
                 if record.full:
                     self._records.put(match_id, record)
             if need_seat:
-                seat = self.records.parse_seat(next(results))
+                seat = found_seat
                 if seat is not None:
                     self._seats.put((match_id, token_hash), seat)
-            entries = self.store.decode(next(results)) if start is not None else None
         if start is not None:
             folded = decider.fold(self.game(record), entries, start)
             self._cache.put(match_id, folded)

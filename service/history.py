@@ -5,7 +5,6 @@ Built on :class:`gameroom.application.Matches`; like it, free of HTTP and RQ.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 
@@ -16,7 +15,6 @@ from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status
 from .core.rng import seed_at
 from .core.undo import APPLY, UndoPlan, has_base, plan_undo, selective_keeps, state_after, undo_entry
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
-from .eventstore import keys
 from .plugin_api import IllegalMove
 
 log = logging.getLogger(__name__)
@@ -32,7 +30,7 @@ class TamperedLog(GameroomError):
 class History:
     def __init__(self, matches: Matches):
         self.matches = matches
-        self.redis = matches.store.redis
+        self.records = matches.records
 
     # -- undo ------------------------------------------------------------
 
@@ -59,7 +57,7 @@ class History:
             "votes": {str(v): None for v in voters},
             "status": "pending",
         }
-        self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
+        self.records.save_undo_request(match_id, request)
         log.info(
             "match %s: seat %d asks to undo to v%d (request %s)", match_id, seat, plan.target, request["id"]
         )
@@ -87,10 +85,9 @@ class History:
         )
 
     def request(self, match_id: str, request_id: str) -> dict:
-        raw = self.redis.hget(keys.undo_requests(match_id), request_id)
-        if raw is None:
+        request = self.records.undo_request(match_id, request_id)
+        if request is None:
             raise NotFound(f"No undo request {request_id}.", code="unknown-undo-request")
-        request = json.loads(raw)
         if request["status"] == "pending" and self.matches.store.version(match_id) != request["base_version"]:
             request["status"] = "withdrawn"  # a move was made since: the request no longer applies
             self._save(match_id, request)
@@ -98,10 +95,9 @@ class History:
 
     def pending(self, match_id: str) -> list[dict]:
         """The match's undo requests still waiting for votes, oldest first."""
-        ids = sorted(
-            i.decode() if isinstance(i, bytes) else i for i in self.redis.hkeys(keys.undo_requests(match_id))
-        )
-        requests = [self.request(match_id, request_id) for request_id in ids]
+        requests = [
+            self.request(match_id, request_id) for request_id in self.records.undo_request_ids(match_id)
+        ]
         return [r for r in sorted(requests, key=lambda r: r["base_version"]) if r["status"] == "pending"]
 
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
@@ -130,7 +126,7 @@ class History:
         return request, entry
 
     def _save(self, match_id: str, request: dict) -> None:
-        self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
+        self.records.save_undo_request(match_id, request)
 
     def _playable(self, loaded: Loaded) -> None:
         record = loaded.record

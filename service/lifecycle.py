@@ -17,7 +17,6 @@ from .application import Loaded, Matches
 from .core import lifecycle
 from .core.matches import ACTIVE, FINISHED, hash_token, new_match_id, new_token, status_of
 from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed, VersionConflict
-from .eventstore import keys
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +28,7 @@ REMATCH_LOCK_SECONDS, REMATCH_WAIT_SECONDS = 30, 5.0
 class Lifecycle:
     def __init__(self, matches: Matches):
         self.matches = matches
-        self.redis = matches.store.redis
+        self.records = matches.records
 
     # -- helpers -------------------------------------------------------------
 
@@ -60,12 +59,8 @@ class Lifecycle:
     def check_admin(self, match_id: str, admin_token: str | None) -> None:
         """Refuse unless ``admin_token`` is the match creator's admin token."""
         self.matches.record(match_id)
-        stored = self.redis.hget(keys.meta(match_id), "admin")
-        if (
-            not admin_token
-            or stored is None
-            or not hmac.compare_digest(stored.decode(), hash_token(admin_token))
-        ):
+        stored = self.records.admin_hash(match_id)
+        if not admin_token or stored is None or not hmac.compare_digest(stored, hash_token(admin_token)):
             raise Unauthorized(
                 "This needs the match's admin token (returned when it was created).", code="bad-admin-token"
             )
@@ -152,7 +147,7 @@ class Lifecycle:
         # The token is stored before the entry that makes the seat human again, so
         # it works the moment the entry is visible; if the append is refused, it
         # maps to a seat an AI plays (refused with seat-played-by-ai) until reclaimed.
-        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
+        self.records.set_token(match_id, seat, token)
         new, _entry = self._append(match_id, build)
         log.info("match %s: seat %d reclaimed by the creator", match_id, seat)
         return new, token
@@ -214,9 +209,7 @@ class Lifecycle:
         if record.read_only:
             raise Conflict("This match is a read-only import.", code="read-only")
         planned = new_match_id()
-        meta = keys.meta(match_id)
-        created_now = bool(self.redis.hsetnx(meta, "rematch", planned))
-        next_id = planned if created_now else self.redis.hget(meta, "rematch").decode()
+        next_id, created_now = self.records.plan_rematch(match_id, planned)
         if self.matches.records.get(next_id) is None:
             self._create_rematch(record, next_id)
         token = None
@@ -238,8 +231,7 @@ class Lifecycle:
 
     def _create_rematch(self, record, next_id: str) -> None:
         """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it."""
-        lock = keys.rematch_lock(record.id)
-        if not self.redis.set(lock, next_id, nx=True, ex=REMATCH_LOCK_SECONDS):
+        if not self.records.take_rematch_lock(record.id, next_id, REMATCH_LOCK_SECONDS):
             deadline = time.monotonic() + REMATCH_WAIT_SECONDS
             while self.matches.records.get(next_id) is None:
                 if time.monotonic() > deadline:
@@ -255,7 +247,7 @@ class Lifecycle:
                 "rematch_of": record.id,
                 "reserved": [i for i, s in enumerate(record.seats) if not s.ai],
             }
-            admin = self.redis.hget(keys.meta(record.id), "admin")
+            admin = self.records.admin_hash(record.id)
             self.matches.create(
                 record.game,
                 seats,
@@ -263,8 +255,8 @@ class Lifecycle:
                 None,
                 settings=settings,
                 match_id=next_id,
-                admin_hash=admin.decode() if admin else None,
+                admin_hash=admin,
             )
             log.info("match %s: rematch %s created", record.id, next_id)
         finally:
-            self.redis.delete(lock)
+            self.records.release_rematch_lock(record.id)

@@ -40,7 +40,7 @@ class Ready(MethodView):
         """Redis answers and the game plugins are loaded."""
         matches = current_app.extensions["gameroom"]
         try:
-            matches.store.redis.ping()
+            matches.store.ping()
         except Exception:
             raise NotReady("Redis does not answer.") from None
         if not len(matches.registry):

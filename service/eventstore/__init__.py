@@ -1,4 +1,59 @@
-"""The only code that talks to Redis about matches and events."""
+"""The only code that talks to Redis about matches and events.
+
+Nothing outside this package builds a Redis key, a pipeline or a script: the
+rest of gameroom holds an :class:`EventStore` and a
+:class:`~gameroom.eventstore.records.MatchRecords` and calls the methods
+below. A backend (the single Redis of today, Redis Cluster tomorrow) provides
+exactly these, and proves it by passing the contract suite
+:class:`gameroom.testing.store_contract.EventStoreContract`.
+
+``EventStore`` -- one append-only log per match; versions count from 1:
+
+- ``append(match_id, entry, expected_version, idempotency_key=None, status=None,
+  fingerprint=None, ai_seats=None) -> AppendResult``: one atomic step that
+  (a) replays the first result of an already seen ``idempotency_key``
+  (``duplicate=True`` with the stored ``fingerprint``; nothing written),
+  (b) raises :class:`~gameroom.errors.VersionConflict` unless the log is at
+  ``expected_version``, (c) appends ``entry`` (with ``version`` added),
+  records the key and fingerprint, writes ``status`` and the version to the
+  match record (lobby) when given, and sets the AI-turn marker to
+  ``ai_seats`` or clears it.
+- ``read(match_id, after=0, upto=None)``, ``read_page(match_id, after, limit)``,
+  ``entry(match_id, version)``, ``version(match_id)`` (0 when unknown).
+- ``subscribe(match_id, after, block_ms)``: entries after ``after``, waiting up
+  to ``block_ms`` for the first; ``[]`` on timeout.
+- ``save_snapshot(match_id, version, snapshot)``,
+  ``load_snapshot(match_id, at_most=None)``: a cache, safe to drop.
+- ``ai_turn(match_id)``, ``set_ai_turn(match_id, version, seats)``: the AI
+  outbox marker (see :mod:`gameroom.workers.reconciler`);
+  ``note_ai_pending(match_id)``, ``ai_pending()``: the index of matches that
+  may have an AI to move (an append with ``ai_seats`` adds to it first).
+- ``ping()``: raises one of :data:`UNAVAILABLE` unless the backend answers.
+
+``MatchRecords`` -- what is known of a match besides its log:
+
+- ``create(record, tokens, admin_hash=None)``, ``get(match_id)`` (None when
+  unknown), ``admin_hash(match_id)``;
+- ``create_match(record, tokens, entry, status, ai_seats, admin_hash)``:
+  ``create`` and the append of version 1, atomically;
+- ``read_parts(match_id, record, token_hash, after)``: the record, a token's
+  seat and the entries after a version, in one step (a load's cache misses);
+- ``claim(match_id, seat, name, token) -> bool``: exactly one of racing
+  claimants of a seat wins; ``seat_of(match_id, token_hash)``: tokens are
+  stored hashed only; ``set_token(match_id, seat, token)`` adds one;
+- ``set_progress``/``progress``: the lobby's status and version;
+- ``list(offset, limit)``: match ids, newest first;
+- ``idempotent(match_id, key)``: ``(version, fingerprint)`` of a seen key;
+- ``save_undo_request``, ``undo_request``, ``undo_request_ids``: undo
+  requests awaiting votes;
+- ``plan_rematch(match_id, planned) -> (id, first)``, ``take_rematch_lock``,
+  ``release_rematch_lock``: one rematch per match, created by one request.
+
+The ``queue_*``/``parse_*`` helpers and the ``redis`` attributes are this
+package's own (batching on the single Redis); code outside it does not use
+them. Still outside: the AI reconciler (``workers/reconciler.py``) scans the
+pending-AI index with its own pipeline.
+"""
 
 import redis
 from redis.backoff import NoBackoff

@@ -15,17 +15,55 @@ import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
 from . import keys
-from .redis_streams import parse_idempotency
+from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 
 class MatchRecords:
     def __init__(self, client: redis.Redis):
         self.redis = client
 
-    def create(self, record: MatchRecord, tokens: dict[int, str]) -> None:
+    def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        self.queue_create(pipe, record, tokens)
+        self.queue_create(pipe, record, tokens, admin_hash)
         pipe.execute()
+
+    def create_match(
+        self,
+        record: MatchRecord,
+        tokens: dict[int, str],
+        entry: dict,
+        status: str | None = None,
+        ai_seats: list[int] | None = None,
+        admin_hash: str | None = None,
+    ) -> AppendResult:
+        """:meth:`create` and append ``entry`` as version 1 (as :meth:`EventStore.append` with
+        ``status`` and ``ai_seats``), all in one transaction: one round trip."""
+        pipe = self.redis.pipeline(transaction=True)
+        self.queue_create(pipe, record, tokens, admin_hash=admin_hash)
+        EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats)
+        return EventStore.parse_append(pipe.execute()[-1])
+
+    def read_parts(
+        self, match_id: str, record: bool, token_hash: str | None, after: int | None
+    ) -> tuple[MatchRecord | None, int | None, list[dict] | None]:
+        """What a load misses, in one round trip: ``(record, seat, entries)``.
+
+        ``record``: read the match record (else None is returned for it);
+        ``token_hash``: the seat of that token (None: not read, or no seat);
+        ``after``: the entries after that version (None: not read).
+        """
+        pipe = self.redis.pipeline(transaction=False)
+        if record:
+            self.queue_get(pipe, match_id)
+        if token_hash is not None:
+            self.queue_seat(pipe, match_id, token_hash)
+        if after is not None:
+            pipe.xrange(keys.events(match_id), f"{after + 1}-0", "+")
+        results = iter(pipe.execute())
+        found = self.parse(next(results)) if record else None
+        seat = self.parse_seat(next(results)) if token_hash is not None else None
+        entries = EventStore.decode(next(results)) if after is not None else None
+        return found, seat, entries
 
     @staticmethod
     def queue_create(
@@ -72,6 +110,10 @@ class MatchRecords:
         """Queue the look-up of the seat of a token, given its :func:`hash_token`; parse with :meth:`parse_seat`."""
         pipe.hget(keys.tokens(match_id), token_hash)
 
+    def seat_of(self, match_id: str, token_hash: str) -> int | None:
+        """The seat of a token, given its :func:`hash_token`; None for a token of no seat."""
+        return self.parse_seat(self.redis.hget(keys.tokens(match_id), token_hash))
+
     @staticmethod
     def parse_seat(raw) -> int | None:
         return int(raw) if raw is not None else None
@@ -105,6 +147,30 @@ class MatchRecords:
         self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
         return True
 
+    def set_token(self, match_id: str, seat: int, token: str) -> None:
+        """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""
+        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
+
+    def admin_hash(self, match_id: str) -> str | None:
+        """The hash of the creator's admin token (see :meth:`queue_create`), or None."""
+        raw: Any = self.redis.hget(keys.meta(match_id), "admin")  # bytes | None
+        return raw.decode() if raw is not None else None
+
+    def plan_rematch(self, match_id: str, planned: str) -> tuple[str, bool]:
+        """The id of ``match_id``'s rematch: ``(planned, True)`` for the first caller,
+        ``(the first caller's id, False)`` for every later or racing one."""
+        if self.redis.hsetnx(keys.meta(match_id), "rematch", planned):
+            return planned, True
+        raw: Any = self.redis.hget(keys.meta(match_id), "rematch")
+        return raw.decode(), False
+
+    def take_rematch_lock(self, match_id: str, holder: str, seconds: int) -> bool:
+        """Take the lock of creating ``match_id``'s rematch for ``seconds``; False if it is held."""
+        return bool(self.redis.set(keys.rematch_lock(match_id), holder, nx=True, ex=seconds))
+
+    def release_rematch_lock(self, match_id: str) -> None:
+        self.redis.delete(keys.rematch_lock(match_id))
+
     def set_progress(self, match_id: str, status: str, version: int) -> None:
         self.redis.hset(keys.meta(match_id), mapping={"status": status, "version": version})
 
@@ -121,6 +187,22 @@ class MatchRecords:
         """``(version, request fingerprint or None)`` recorded for ``key``, or None if unseen."""
         raw = self.redis.hget(keys.idempotency(match_id), key)
         return parse_idempotency(raw) if raw is not None else None
+
+    # -- undo requests: one hash per match, request id -> JSON request -------------
+
+    def save_undo_request(self, match_id: str, request: dict) -> None:
+        """Write ``request`` (a dict with an ``id``) over any earlier version of it."""
+        self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
+
+    def undo_request(self, match_id: str, request_id: str) -> dict | None:
+        """The stored undo request, or None when the match has no such request."""
+        raw = self.redis.hget(keys.undo_requests(match_id), request_id)
+        return json.loads(raw) if raw is not None else None
+
+    def undo_request_ids(self, match_id: str) -> list[str]:
+        """The ids of every undo request of the match, sorted."""
+        ids: Any = self.redis.hkeys(keys.undo_requests(match_id))  # list of bytes
+        return sorted(i.decode() if isinstance(i, bytes) else i for i in ids)
 
     def list(self, offset: int = 0, limit: int = 50) -> list[str]:
         """Match ids, newest first."""

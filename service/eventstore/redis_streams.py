@@ -124,6 +124,10 @@ class EventStore:
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
 
+    def ping(self) -> None:
+        """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the store answers now."""
+        self.redis.ping()
+
     def append(
         self,
         match_id: str,
@@ -166,6 +170,15 @@ class EventStore:
     def mark_ai_pending(client, match_id: str) -> None:
         """Add ``match_id`` to the pending-AI index (idempotent; the score is the time of the mark)."""
         client.zadd(keys.ai_pending(), {match_id: time.time()})
+
+    def note_ai_pending(self, match_id: str) -> None:
+        """:meth:`mark_ai_pending` now, on its own (the intent before a step that may leave an AI to move)."""
+        self.mark_ai_pending(self.redis, match_id)
+
+    def ai_pending(self) -> list[str]:
+        """The ids in the pending-AI index, oldest mark first."""
+        found: Any = self.redis.zrange(keys.ai_pending(), 0, -1)  # list of bytes
+        return [m.decode() for m in found]
 
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
         """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""

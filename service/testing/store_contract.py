@@ -1,0 +1,374 @@
+"""The contract every event store backend must pass, as a class of pytest tests.
+
+Modelled on the python eventsourcing library's recorder test cases: the tests
+use only the public interface documented in :mod:`gameroom.eventstore`
+(an :class:`~gameroom.eventstore.EventStore` and a
+:class:`~gameroom.eventstore.records.MatchRecords` on one backend), so a new
+backend (Redis Cluster, say) proves itself by subclassing
+:class:`EventStoreContract` and overriding one fixture::
+
+    class TestClusterStore(EventStoreContract):
+        @pytest.fixture
+        def backend(self, cluster_client):
+            return Backend(EventStore(cluster_client), MatchRecords(cluster_client))
+
+``backend`` must give an empty store for each test, and
+:meth:`EventStoreContract.other_client` a second, independent connection to
+the same data (used to race writers and to wake a blocked reader).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+import pytest
+
+from ..core.matches import MatchRecord, Seat, hash_token
+from ..errors import VersionConflict
+from ..eventstore import EventStore
+from ..eventstore.records import MatchRecords
+
+
+class Backend(NamedTuple):
+    store: EventStore
+    records: MatchRecords
+    #: builds another (store, records) pair on new connections to the same data
+    reconnect: object = None
+
+
+def _record(match_id: str, created: float = 1.0, seats: int = 2, filled: int = 1) -> MatchRecord:
+    return MatchRecord(
+        id=match_id,
+        game="nim",
+        options={"heaps": [1, 2]},
+        seed="s33d",
+        created=created,
+        seats=[Seat(name=f"p{i}") if i < filled else Seat() for i in range(seats)],
+        settings={"unlisted": False},
+    )
+
+
+class EventStoreContract:
+    """Tests over the store interface; subclass and override :meth:`backend`."""
+
+    @pytest.fixture
+    def backend(self) -> Backend:
+        raise NotImplementedError("a backend's test module overrides the `backend` fixture")
+
+    @pytest.fixture
+    def store(self, backend) -> EventStore:
+        return backend.store
+
+    @pytest.fixture
+    def records(self, backend) -> MatchRecords:
+        return backend.records
+
+    def other(self, backend) -> Backend:
+        """A second pair on new connections (for races); the same pair if the backend gives none."""
+        return backend.reconnect() if callable(backend.reconnect) else backend
+
+    # -- append: versions and conflicts --------------------------------------
+
+    def test_append_numbers_entries_from_one_and_reads_them_back_in_order(self, store):
+        assert store.version("m") == 0
+        for n in range(4):
+            result = store.append("m", {"n": n}, n)
+            assert (result.version, result.duplicate) == (n + 1, False)
+        assert store.version("m") == 4
+        assert [(e["n"], e["version"]) for e in store.read("m")] == [(0, 1), (1, 2), (2, 3), (3, 4)]
+
+    def test_append_at_a_stale_or_future_version_conflicts_and_appends_nothing(self, store):
+        store.append("m", {}, 0)
+        store.append("m", {}, 1)
+        for expected in (0, 1, 3):
+            with pytest.raises(VersionConflict) as caught:
+                store.append("m", {"late": True}, expected)
+            assert caught.value.current_version == 2
+        assert store.version("m") == 2
+        assert not any(e.get("late") for e in store.read("m"))
+
+    def test_matches_are_independent_streams(self, store):
+        store.append("a", {"x": "a1"}, 0)
+        store.append("b", {"x": "b1"}, 0)
+        store.append("a", {"x": "a2"}, 1)
+        assert [e["x"] for e in store.read("a")] == ["a1", "a2"]
+        assert [e["x"] for e in store.read("b")] == ["b1"]
+
+    def test_racing_writers_at_one_version_have_exactly_one_winner(self, backend):
+        backend.store.append("race", {}, 0)
+        stores = [self.other(backend).store for _ in range(8)]
+        barrier = threading.Barrier(len(stores))
+        outcomes: list = []
+
+        def write(i, store):
+            barrier.wait()
+            try:
+                outcomes.append(store.append("race", {"writer": i}, 1).version)
+            except VersionConflict as conflict:
+                outcomes.append(("conflict", conflict.current_version))
+
+        threads = [threading.Thread(target=write, args=(i, s)) for i, s in enumerate(stores)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert sorted(outcomes, key=str) == sorted([2] + [("conflict", 2)] * 7, key=str)
+        assert backend.store.version("race") == 2
+
+    # -- append: idempotency ------------------------------------------------
+
+    def test_a_repeated_idempotency_key_replays_the_first_result_with_its_fingerprint(self, store, records):
+        first = store.append("m", {"a": 1}, 0, idempotency_key="k", fingerprint="f1")
+        again = store.append("m", {"a": 1}, 0, idempotency_key="k", fingerprint="f1")
+        other = store.append("m", {"a": 2}, 1, idempotency_key="k", fingerprint="f2")
+        assert (first.version, first.duplicate) == (1, False)
+        assert (again.version, again.duplicate, again.fingerprint) == (1, True, "f1")
+        # The key wins even at another expected version: the caller compares the fingerprints.
+        assert (other.version, other.duplicate, other.fingerprint) == (1, True, "f1")
+        assert store.version("m") == 1
+        assert records.idempotent("m", "k") == (1, "f1")
+        assert records.idempotent_version("m", "k") == 1
+        assert records.idempotent("m", "unseen") is None
+
+    def test_an_idempotency_key_without_fingerprint_replays_with_none(self, store, records):
+        store.append("m", {}, 0, idempotency_key="k")
+        assert store.append("m", {}, 0, idempotency_key="k").fingerprint is None
+        assert records.idempotent("m", "k") == (1, None)
+
+    def test_idempotency_keys_are_per_match(self, store):
+        store.append("a", {}, 0, idempotency_key="k")
+        assert store.append("b", {}, 0, idempotency_key="k").duplicate is False
+        assert store.version("b") == 1
+
+    def test_a_conflicting_append_records_no_idempotency_key(self, store, records):
+        store.append("m", {}, 0)
+        with pytest.raises(VersionConflict):
+            store.append("m", {}, 0, idempotency_key="k", fingerprint="f")
+        assert records.idempotent("m", "k") is None
+        assert store.append("m", {}, 1, idempotency_key="k").version == 2
+
+    # -- append: status and AI-turn marker, in the same atomic step ------------
+
+    def test_append_writes_the_lobby_status_with_the_entry(self, store, records):
+        records.create(_record("m"), {})
+        assert records.progress("m") == ("waiting", 0)
+        store.append("m", {}, 0, status="active")
+        assert records.progress("m") == ("active", 1)
+        store.append("m", {}, 1)  # no status: the record is left alone
+        assert records.progress("m") == ("active", 1)
+        with pytest.raises(VersionConflict):
+            store.append("m", {}, 0, status="finished")
+        assert records.progress("m") == ("active", 1)
+
+    def test_append_sets_and_clears_the_ai_turn_marker(self, store):
+        assert store.ai_turn("m") is None
+        store.append("m", {}, 0, ai_seats=[1, 3])
+        assert store.ai_turn("m") == (1, [1, 3])
+        store.append("m", {}, 1, ai_seats=[0])
+        assert store.ai_turn("m") == (2, [0])
+        store.append("m", {}, 2)
+        assert store.ai_turn("m") is None
+        store.set_ai_turn("m", 3, [2])
+        assert store.ai_turn("m") == (3, [2])
+
+    def test_a_duplicate_or_conflicting_append_leaves_the_ai_turn_marker(self, store):
+        store.append("m", {}, 0, idempotency_key="k", ai_seats=[1])
+        store.append("m", {}, 0, idempotency_key="k")
+        assert store.ai_turn("m") == (1, [1])
+        with pytest.raises(VersionConflict):
+            store.append("m", {}, 0)
+        assert store.ai_turn("m") == (1, [1])
+
+    # -- reads --------------------------------------------------------------
+
+    def test_read_ranges_pages_and_single_entries(self, store):
+        for n in range(6):
+            store.append("m", {"n": n}, n)
+        assert [e["version"] for e in store.read("m", after=2)] == [3, 4, 5, 6]
+        assert [e["version"] for e in store.read("m", after=1, upto=3)] == [2, 3]
+        assert store.read("m", after=3, upto=3) == []
+        assert store.read("m", after=4, upto=2) == []
+        assert store.read("m", after=6) == []
+        assert [e["version"] for e in store.read_page("m", 1, 2)] == [2, 3]
+        assert [e["version"] for e in store.read_page("m", 5, 10)] == [6]
+        assert store.entry("m", 4)["n"] == 3
+        assert store.entry("m", 7) is None
+        assert store.read("unknown") == []
+
+    def test_entries_round_trip_json_values(self, store):
+        entry = {"events": [{"t": "x", "cards": [1, 2], "none": None, "ok": True, "f": 0.5}], "who": "é✓"}
+        store.append("m", entry, 0)
+        assert store.read("m") == [entry | {"version": 1}]
+
+    # -- subscribe ------------------------------------------------------------
+
+    def test_subscribe_times_out_empty_then_wakes_on_an_append(self, backend):
+        store = backend.store
+        store.append("m", {"x": 1}, 0)
+        assert store.subscribe("m", 1, block_ms=50) == []
+        assert [e["x"] for e in store.subscribe("m", 0, block_ms=50)] == [1]
+        got: list = []
+        waiter = threading.Thread(target=lambda: got.extend(store.subscribe("m", 1, block_ms=10_000)))
+        waiter.start()
+        self.other(backend).store.append("m", {"x": 2}, 1)
+        waiter.join(15)
+        assert [e["x"] for e in got] == [2]
+
+    # -- snapshots ------------------------------------------------------------
+
+    def test_snapshots_load_the_newest_at_or_before_a_version(self, store):
+        assert store.load_snapshot("m") is None
+        store.save_snapshot("m", 10, {"at": 10})
+        store.save_snapshot("m", 30, {"at": 30})
+        store.save_snapshot("m", 20, {"at": 20})
+        assert store.load_snapshot("m") == {"at": 30}
+        assert store.load_snapshot("m", at_most=25) == {"at": 20}
+        assert store.load_snapshot("m", at_most=10) == {"at": 10}
+        assert store.load_snapshot("m", at_most=9) is None
+        assert store.load_snapshot("other") is None
+
+    # -- match records --------------------------------------------------------
+
+    def test_create_then_get_returns_the_record(self, records):
+        record = _record("m", seats=3, filled=1)
+        records.create(record, {0: "tok0"})
+        got = records.get("m")
+        assert got == record
+        assert records.get("unknown") is None
+        assert records.progress("m") == ("waiting", 0)
+        assert records.progress("unknown") == ("waiting", 0)
+
+    def test_a_seat_is_claimed_once_and_its_token_is_stored_hashed(self, backend, records):
+        records.create(_record("m", seats=2, filled=1), {0: "tok0"})
+        clients = [self.other(backend).records for _ in range(8)]
+        barrier = threading.Barrier(len(clients))
+        won: list = []
+
+        def claim(i, recs):
+            barrier.wait()
+            if recs.claim("m", 1, f"n{i}", f"token-{i}"):
+                won.append(i)
+
+        threads = [threading.Thread(target=claim, args=(i, r)) for i, r in enumerate(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(won) == 1
+        assert records.get("m").seats[1] == Seat(name=f"n{won[0]}")
+        assert records.get("m").full
+        # A token is found by its hash, never stored in clear.
+        assert records.seat_of("m", hash_token(f"token-{won[0]}")) == 1
+        assert records.seat_of("m", hash_token("tok0")) == 0
+        assert records.seat_of("m", "tok0") is None
+        assert [records.seat_of("m", hash_token(f"token-{i}")) for i in range(8) if i != won[0]] == [None] * 7
+        assert records.claim("m", 0, "late", "t") is False
+        assert records.seat_of("m", hash_token("t")) is None
+
+    def test_the_lobby_lists_match_ids_newest_first_in_pages(self, records):
+        for n, created in enumerate([5.0, 1.0, 3.0, 4.0, 2.0]):
+            records.create(_record(f"m{n}", created=created), {})
+        assert records.list() == ["m0", "m3", "m2", "m4", "m1"]
+        assert records.list(0, 2) == ["m0", "m3"]
+        assert records.list(2, 2) == ["m2", "m4"]
+        assert records.list(4, 10) == ["m1"]
+        assert records.list(5, 10) == []
+
+    def test_progress_is_written_and_read_back(self, records):
+        records.create(_record("m"), {})
+        records.set_progress("m", "finished", 12)
+        assert records.progress("m") == ("finished", 12)
+        assert records.get("m") == _record("m")  # the static record is untouched
+
+    def test_undo_requests_are_saved_overwritten_and_listed(self, records):
+        assert records.undo_request("m", "r1") is None
+        assert records.undo_request_ids("m") == []
+        request = {"id": "r2", "seat": 0, "votes": {"1": None}, "status": "pending"}
+        records.save_undo_request("m", request)
+        records.save_undo_request("m", {"id": "r1", "status": "refused"})
+        records.save_undo_request("m", request | {"status": "approved"})
+        assert records.undo_request("m", "r2") == request | {"status": "approved"}
+        assert records.undo_request_ids("m") == ["r1", "r2"]
+        assert records.undo_request_ids("other") == []
+
+    def test_create_match_writes_the_record_and_the_first_entry_together(self, store, records):
+        result = records.create_match(
+            _record("m"), {0: "tok0"}, {"setup": 1}, status="active", ai_seats=[1], admin_hash="h"
+        )
+        assert (result.version, result.duplicate) == (1, False)
+        assert records.get("m") == _record("m")
+        assert store.read("m") == [{"setup": 1, "version": 1}]
+        assert records.progress("m") == ("active", 1)
+        assert store.ai_turn("m") == (1, [1])
+        assert "m" in store.ai_pending()
+        assert records.admin_hash("m") == "h"
+        assert records.seat_of("m", hash_token("tok0")) == 0
+        assert records.list() == ["m"]
+
+    def test_read_parts_reads_what_a_load_misses_at_once(self, store, records):
+        records.create(_record("m"), {0: "tok0"})
+        for n in range(3):
+            store.append("m", {"n": n}, n)
+        record, seat, entries = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=1)
+        assert (record, seat) == (_record("m"), 0)
+        assert [e["version"] for e in entries or []] == [2, 3]
+        assert records.read_parts("m", record=False, token_hash=None, after=None) == (None, None, None)
+        assert records.read_parts("m", record=False, token_hash=hash_token("x"), after=3) == (None, None, [])
+        assert records.read_parts("unknown", record=True, token_hash=None, after=0) == (None, None, [])
+
+    def test_the_pending_ai_index_collects_marked_matches_once(self, store):
+        assert store.ai_pending() == []
+        store.note_ai_pending("a")
+        store.append("b", {}, 0, ai_seats=[0])
+        store.note_ai_pending("a")
+        store.append("c", {}, 0)  # no AI to move: not marked
+        assert sorted(store.ai_pending()) == ["a", "b"]
+
+    def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
+        records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})
+        records.set_token("m", 1, "new1")
+        assert records.seat_of("m", hash_token("new1")) == 1
+        assert records.seat_of("m", hash_token("tok1")) == 1
+        assert records.seat_of("other", hash_token("new1")) is None
+
+    def test_the_admin_hash_is_kept_with_the_record(self, records):
+        records.create(_record("m"), {})
+        records.create(_record("a"), {}, admin_hash="h4sh")
+        assert records.admin_hash("m") is None
+        assert records.admin_hash("a") == "h4sh"
+        assert records.admin_hash("unknown") is None
+        assert records.get("a") == _record("a")
+
+    def test_one_rematch_id_wins_and_its_creation_lock_is_exclusive(self, backend, records):
+        records.create(_record("m"), {})
+        others = [self.other(backend).records for _ in range(6)]
+        barrier = threading.Barrier(len(others))
+        plans: list = []
+
+        def plan(i, recs):
+            barrier.wait()
+            plans.append(recs.plan_rematch("m", f"next{i}"))
+
+        threads = [threading.Thread(target=plan, args=(i, r)) for i, r in enumerate(others)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        winners = [p for p in plans if p[1]]
+        assert len(winners) == 1
+        assert {p[0] for p in plans} == {winners[0][0]}
+        assert records.plan_rematch("m", "late") == (winners[0][0], False)
+        assert records.take_rematch_lock("m", "a", 30) is True
+        assert records.take_rematch_lock("m", "b", 30) is False
+        assert records.take_rematch_lock("other", "b", 30) is True
+        records.release_rematch_lock("m")
+        assert records.take_rematch_lock("m", "b", 30) is True
+
+    # -- health ---------------------------------------------------------------
+
+    def test_ping_answers_when_the_backend_is_up(self, store):
+        assert store.ping() is None
+
+
+__all__ = ["Backend", "EventStoreContract"]
