@@ -5,13 +5,19 @@ with ``queue_redis_url``, and a real ``gameroom worker`` process told both
 URLs by the environment, as a deployment would.
 """
 
+import json
 import os
+import re
+import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
+import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
@@ -155,3 +161,65 @@ def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
     assert not redis_client.exists(Job.key_for(job_id))
     _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
     assert worker.poll() is None
+
+
+def _http(method, url, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.timeout(300)
+def test_serve_with_the_embedded_events_redis_and_a_queue_redis_plays_an_ai_match(
+    tmp_path, queue_redis_server, queue_redis_client
+):
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    env["GAMEROOM_QUEUE_REDIS_URL"] = queue_redis_server.url  # the events: serve's embedded Redis
+    log_path = tmp_path / "serve.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "1"],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait(lambda: _ready(base) or proc.poll() is not None, 60, "the server")
+        assert proc.poll() is None, log_path.read_text()
+        seats = [{"name": "G", "ai": "greedy"}, {"name": "R", "ai": "random"}]
+        match_id = _http("POST", base + "/api/matches", {"game": "nim", "seats": seats})["match"]["id"]
+        _wait(lambda: _http("GET", f"{base}/api/matches/{match_id}")["status"] == "finished", 120, "the end")
+        events_url = re.search(r"Redis: (\S+);", log_path.read_text()).group(1)
+        assert events_url != queue_redis_server.url
+        events = redis.Redis.from_url(events_url)
+        try:
+            _assert_roles_kept_apart(events, queue_redis_client, match_id)
+        finally:
+            events.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+def _ready(base) -> bool:
+    try:
+        _http("GET", base + "/api/readyz")
+        return True
+    except OSError:
+        return False
