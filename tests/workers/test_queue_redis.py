@@ -223,3 +223,31 @@ def _ready(base) -> bool:
         return True
     except OSError:
         return False
+
+
+def test_a_clock_timeout_scheduled_on_the_queue_redis_is_enforced_on_the_events_redis(
+    two_role_matches, redis_client, queue_redis_client, two_role_worker
+):
+    matches = two_role_matches
+    settings = {
+        "clock": {"per_move": 2, "bank": None, "increment": 0},
+        "timeout": {"action": "ai-turn", "level": "greedy"},
+    }
+    loaded, _tokens = matches.create(
+        "nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [1]}, settings=settings
+    )
+    match_id = loaded.record.id
+    silent = matches.game(loaded.record).active_seats(loaded.folded.state)[0]
+    timeout_job = Job.key_for(keys.timeout_job_id(match_id, loaded.version, silent))
+    assert queue_redis_client.exists(timeout_job) and not redis_client.exists(timeout_job)
+    worker = two_role_worker()  # its RQ scheduler (on the queue Redis) fires the timeout at the deadline
+    _wait(lambda: _finished(matches, match_id), 60, "the timeout and the AI's move")
+    entries = _entries(matches, match_id)
+    assert [(e["kind"], e.get("action"), e.get("seat")) for e in entries] == [
+        ("setup", None, None),
+        ("lifecycle", "timeout", silent),
+        ("move", None, silent),
+    ]
+    assert entries[1]["time"] >= entries[0]["time"] + 2.0
+    _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
+    assert worker.poll() is None
