@@ -161,8 +161,9 @@ def serve(config: Config, host, port, workers, ai_workers):
     Each HTTP worker is a gevent process: an open live stream holds no thread
     (GAMEROOM_SSE_MAX_STREAMS caps them per worker). The AI workers are
     supervised: one that dies is started again (with a growing wait while it
-    keeps dying), and they die with the server, even if it is killed. Stops
-    cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
+    keeps dying), and they die with the server, even if it is killed. RQ's
+    queue is on the same Redis unless GAMEROOM_QUEUE_REDIS_URL names another;
+    the AI workers are given both. Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
     all exit; match data stays in the data folder for the next start.
 
     Exits non-zero when it cannot start: the port is taken, or another server
