@@ -251,3 +251,21 @@ def test_a_clock_timeout_scheduled_on_the_queue_redis_is_enforced_on_the_events_
     assert entries[1]["time"] >= entries[0]["time"] + 2.0
     _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
     assert worker.poll() is None
+
+
+def test_worker_help_explains_both_redis_roles():
+    from click.testing import CliRunner
+
+    from gameroom.cli import main
+
+    result = CliRunner().invoke(main, ["worker", "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for expected in (
+        "--url",
+        "GAMEROOM_REDIS_URL",
+        "--queue-url",
+        "GAMEROOM_QUEUE_REDIS_URL",
+        "events Redis",
+    ):
+        assert expected in text, text
