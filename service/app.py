@@ -160,6 +160,22 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
     return redis.Redis(connection_pool=pool), redis.Redis.from_url(url, **blocking), url
 
 
+def _queue_client(config: Config, events: redis.Redis) -> redis.Redis:
+    """The client of RQ's queue: ``queue_redis_url`` with the request path's timeouts, else ``events``."""
+    if not config.queue_redis_url:
+        return events
+    from .eventstore import connection_options
+
+    request, _blocking = connection_options(config.redis_timeout)
+    pool = redis.BlockingConnectionPool.from_url(
+        config.queue_redis_url,
+        max_connections=config.redis_max_connections,
+        timeout=config.redis_pool_timeout,
+        **request,
+    )
+    return redis.Redis(connection_pool=pool)
+
+
 class GameroomFlask(Flask):
     """Flask, remembering which handlers are coroutines.
 
@@ -257,7 +273,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
         from .workers.scheduler import AIScheduler
         from .workers.timeouts import TimeoutScheduler
 
-        matches.after_append.append(AIScheduler(client, config.queue))
-        matches.after_append.append(TimeoutScheduler(client, config.queue))
+        queue_client = _queue_client(config, client)
+        matches.after_append.append(AIScheduler(queue_client, config.queue))
+        matches.after_append.append(TimeoutScheduler(queue_client, config.queue))
     app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
     return app

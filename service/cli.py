@@ -161,8 +161,9 @@ def serve(config: Config, host, port, workers, ai_workers):
     Each HTTP worker is a gevent process: an open live stream holds no thread
     (GAMEROOM_SSE_MAX_STREAMS caps them per worker). The AI workers are
     supervised: one that dies is started again (with a growing wait while it
-    keeps dying), and they die with the server, even if it is killed. Stops
-    cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
+    keeps dying), and they die with the server, even if it is killed. RQ's
+    queue is on the same Redis unless GAMEROOM_QUEUE_REDIS_URL names another;
+    the AI workers are given both. Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
     all exit; match data stays in the data folder for the next start.
 
     Exits non-zero when it cannot start: the port is taken, or another server
@@ -173,7 +174,8 @@ def serve(config: Config, host, port, workers, ai_workers):
     parent = os.getpid()
     _check_port_free(host, port)
     with data_dir_lock(config), redis_url(config, share=False) as url:
-        env = {**os.environ, "GAMEROOM_REDIS_URL": url}
+        queue_url = config.queue_redis_url or url
+        env = {**os.environ, "GAMEROOM_REDIS_URL": url, "GAMEROOM_QUEUE_REDIS_URL": queue_url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
             from .serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
@@ -215,12 +217,28 @@ def _stop_all(processes, timeout: float = 30) -> None:
 
 
 @main.command()
-@click.option("--url", default=None, help="Redis URL of the queue  [default: GAMEROOM_REDIS_URL]")
+@click.option(
+    "--url",
+    default=None,
+    help="Redis URL of the events and match data, the one the API uses  [default: GAMEROOM_REDIS_URL]",
+)
+@click.option(
+    "--queue-url",
+    default=None,
+    help="Redis URL of the queue the jobs come from  [default: GAMEROOM_QUEUE_REDIS_URL, "
+    "else the events Redis]",
+)
 @click.option("--queue", default=None, help="Queue name  [default: gameroom-ai]")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.pass_obj
-def worker(config: Config, url, queue, burst):
-    """Run an RQ worker that plays AI seats (on any host that reaches the queue's Redis).
+def worker(config: Config, url, queue_url, queue, burst):
+    """Run an RQ worker that plays AI seats (on any host that reaches both Redis roles).
+
+    Two Redis roles: jobs come from the queue's Redis (--queue-url,
+    GAMEROOM_QUEUE_REDIS_URL: a plain primary, RQ does not support Cluster);
+    each job reads the match from, and appends its move to, the events Redis
+    (--url, GAMEROOM_REDIS_URL). Without a queue URL the events Redis holds
+    the queue too.
 
     The game plugins are loaded once, before the worker forks a horse per job.
     A job whose worker died is retried within about 20 seconds, and every AI
@@ -233,7 +251,8 @@ def worker(config: Config, url, queue, burst):
     url = url or config.redis_url
     if not url:
         raise click.UsageError("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
-    run(url, queue or config.queue, burst, config.log_level.upper())
+    queue_url = queue_url or config.queue_redis_url or url
+    run(url, queue or config.queue, burst, config.log_level.upper(), queue_url)
 
 
 @main.command()

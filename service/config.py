@@ -12,8 +12,11 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Config:
-    #: Redis URL. Empty: start an embedded redis-server in ``data_dir``.
+    #: Redis URL of the events and match data. Empty: start an embedded redis-server in ``data_dir``.
     redis_url: str = ""
+    #: Redis URL of RQ's queue (AI jobs, clock timeouts): a plain primary, RQ does not support
+    #: Cluster. Empty: the events Redis (``redis_url``), so a single-Redis install needs nothing.
+    queue_redis_url: str = ""
     #: Redis connections one API process opens at most (requests beyond wait for one).
     redis_max_connections: int = 64
     #: Seconds a request waits for a free Redis connection before failing.

@@ -24,3 +24,19 @@ def redis_client(redis_server):
     client.flushall()
     yield client
     client.close()
+
+
+@pytest.fixture(scope="session")
+def queue_redis_server(tmp_path_factory):
+    """A second real redis-server, for RQ's queue when it is not the events Redis."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("queue-redis")) as server:
+        yield server
+
+
+@pytest.fixture
+def queue_redis_client(queue_redis_server):
+    """A client on the queue's server, with an empty database."""
+    client = queue_redis_server.client()
+    client.flushall()
+    yield client
+    client.close()

@@ -68,6 +68,9 @@ log = logging.getLogger(__name__)
 FALLBACK_LEVEL = "random"
 
 _REGISTRY = None
+#: URL of the events Redis when it is not the queue's (see :func:`use_events_url`).
+_EVENTS_URL: str | None = None
+_EVENTS = None
 
 
 def use_registry(registry) -> None:
@@ -89,8 +92,37 @@ def current_registry():
     return _REGISTRY
 
 
-def matches_for(connection, queue_name: str | None = None) -> Matches:
-    """The application layer on ``connection``, scheduling follow-up AI jobs on ``queue_name``."""
+def use_events_url(url: str | None) -> None:
+    """Read and write events on the Redis at ``url`` in this process and the work horses it forks.
+
+    ``None`` (the default): the events are on the queue's Redis, the
+    connection RQ gives each job. ``gameroom worker`` sets it when
+    ``GAMEROOM_QUEUE_REDIS_URL`` names another Redis than ``GAMEROOM_REDIS_URL``.
+    """
+    global _EVENTS_URL, _EVENTS
+    _EVENTS_URL, _EVENTS = url, None
+
+
+def events_connection(queue_connection):
+    """The events Redis of this process: the one of :func:`use_events_url`, else ``queue_connection``."""
+    global _EVENTS
+    if _EVENTS_URL is None:
+        return queue_connection
+    if _EVENTS is None:
+        import redis
+
+        _EVENTS = redis.Redis.from_url(_EVENTS_URL)  # redis-py's pool reconnects in a forked horse
+    return _EVENTS
+
+
+def job_matches(job) -> Matches:
+    """The application layer of an RQ job: events on the events Redis, follow-up jobs on the job's queue."""
+    return matches_for(events_connection(job.connection), job.origin, queue_connection=job.connection)
+
+
+def matches_for(connection, queue_name: str | None = None, *, queue_connection=None) -> Matches:
+    """The application layer on the events Redis ``connection``, scheduling follow-up AI jobs and
+    timeouts on ``queue_name`` of ``queue_connection`` (default: ``connection``, one Redis for both)."""
     from ..config import Config
     from ..eventstore import EventStore
     from ..eventstore.records import MatchRecords
@@ -106,10 +138,11 @@ def matches_for(connection, queue_name: str | None = None) -> Matches:
         append_retries=config.append_retries,
         seeding=seeding_for(config, connection),
     )
-    matches.after_append.append(AIScheduler(connection, queue_name or config.queue))
+    queue_connection = connection if queue_connection is None else queue_connection
+    matches.after_append.append(AIScheduler(queue_connection, queue_name or config.queue))
     from .timeouts import TimeoutScheduler
 
-    matches.after_append.append(TimeoutScheduler(connection, queue_name or config.queue))
+    matches.after_append.append(TimeoutScheduler(queue_connection, queue_name or config.queue))
     return matches
 
 
@@ -184,7 +217,7 @@ def play_ai_turn(match_id: str, version: int, seat: int) -> dict:
     from rq import get_current_job
 
     job = get_current_job()
-    return play_turn(matches_for(job.connection, job.origin), match_id, version, seat, job.id)
+    return play_turn(job_matches(job), match_id, version, seat, job.id)
 
 
 def fall_back(job, failure: str) -> dict | None:
@@ -201,9 +234,7 @@ def fall_back(job, failure: str) -> dict | None:
         f"failed after all retries ({failure})"
     )
     try:
-        result = play_turn(
-            matches_for(job.connection, job.origin), match_id, version, seat, job.id, fallback=True
-        )
+        result = play_turn(job_matches(job), match_id, version, seat, job.id, fallback=True)
     except Exception:
         log.exception("%s; the fallback move failed too (traceback below); giving up", what)
         return None

@@ -114,10 +114,10 @@ def enforce_timeout(match_id: str, version: int, seat: int) -> dict:
     from rq import get_current_job
 
     from ..lifecycle import Lifecycle
-    from .jobs import matches_for
+    from .jobs import job_matches
 
     job = get_current_job()
-    matches = matches_for(job.connection, job.origin)
+    matches = job_matches(job)
     result = Lifecycle(matches).timeout(match_id, version, seat, time.time())
     if result["status"] == "early":
         wait = result["deadline"] - time.time()

@@ -29,7 +29,13 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
 starts a fresh worker after such an exit, with backoff, instead of exiting:
 a worker survives a Redis restart and the upkeep retries what the blip broke.
 
-Run it with ``python -m gameroom.workers.worker [--url URL] [--queue NAME] [--burst]``
+**Two Redis roles.** Jobs come from the queue's Redis (``--queue-url``,
+``GAMEROOM_QUEUE_REDIS_URL``); events are read and written on the events
+Redis (``--url``, ``GAMEROOM_REDIS_URL``), in the upkeep thread and in every
+work horse (:func:`gameroom.workers.jobs.use_events_url`). Without a queue
+URL both are the events Redis.
+
+Run it with ``python -m gameroom.workers.worker [--url URL] [--queue-url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
 """
 
@@ -141,17 +147,25 @@ def recover_dequeued(queue) -> None:
 
 
 class Upkeep(threading.Thread):
-    """The worker's upkeep thread (see the module docstring); its own Redis connection."""
+    """The worker's upkeep thread (see the module docstring); its own Redis connections.
 
-    def __init__(self, url: str, queue_name: str, interval: float = UPKEEP_INTERVAL):
+    ``url`` is the events Redis (the pending AI turns), ``queue_url`` the
+    queue's (RQ's registries; default: ``url``).
+    """
+
+    def __init__(
+        self, url: str, queue_name: str, interval: float = UPKEEP_INTERVAL, *, queue_url: str | None = None
+    ):
         super().__init__(name="gameroom-upkeep", daemon=True)
         self.url, self.queue_name, self.interval = url, queue_name, interval
+        self.queue_url = queue_url or url
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        connection = redis.Redis.from_url(self.url)
+        events = redis.Redis.from_url(self.url)
+        connection = events if self.queue_url == self.url else redis.Redis.from_url(self.queue_url)
         queue = queue_for(connection, self.queue_name)
-        matches = jobs.matches_for(connection, self.queue_name)
+        matches = jobs.matches_for(events, self.queue_name, queue_connection=connection)
         scheduler = next(s for s in matches.after_append if isinstance(s, AIScheduler))
         down = False
         while True:
@@ -216,24 +230,29 @@ def _children_die_with_this_process() -> None:
     os.register_at_fork(after_in_child=arm)
 
 
-def run(url: str, queue: str, burst: bool = False, log_level: str = "INFO") -> bool:
-    """Work ``queue`` on ``url`` until asked to stop (or, with ``burst``, until it is empty).
+def run(
+    url: str, queue: str, burst: bool = False, log_level: str = "INFO", queue_url: str | None = None
+) -> bool:
+    """Work ``queue`` of the Redis at ``queue_url`` until asked to stop (or, with ``burst``, until it
+    is empty), reading and writing events on the Redis at ``url``.
 
-    A worker that quits on a Redis error is replaced by a fresh one, after a
+    ``queue_url`` defaults to ``url`` (one Redis for both roles). A worker that quits on a Redis error is replaced by a fresh one, after a
     wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
     """
     _children_die_with_this_process()
     jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
+    queue_url = queue_url or url
+    jobs.use_events_url(None if queue_url == url else url)  # inherited by every work horse
     upkeep = None
     if not burst:
-        upkeep = Upkeep(url, queue)
+        upkeep = Upkeep(url, queue, queue_url=queue_url)
         upkeep.start()
     backoff = 0.5
     while True:
         worker = None
         started = time.monotonic()
         try:
-            worker = AIWorker([queue], connection=redis.Redis.from_url(url))
+            worker = AIWorker([queue], connection=redis.Redis.from_url(queue_url))
             worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.error("worker: Redis unavailable (%s)", exc)
@@ -265,13 +284,20 @@ def _sleep_unless_stopped(seconds: float) -> bool:
 def main(argv=None) -> None:
     config = Config.from_env()
     parser = argparse.ArgumentParser(description="Run an RQ worker that plays AI seats.")
-    parser.add_argument("--url", default=config.redis_url, help="Redis URL of the queue")
+    parser.add_argument(
+        "--url", default=config.redis_url, help="Redis URL of the events (GAMEROOM_REDIS_URL)"
+    )
+    parser.add_argument(
+        "--queue-url",
+        default=config.queue_redis_url,
+        help="Redis URL of the queue (GAMEROOM_QUEUE_REDIS_URL; default: the events Redis)",
+    )
     parser.add_argument("--queue", default=config.queue, help="queue name")
     parser.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("set GAMEROOM_REDIS_URL or --url")
-    run(args.url, args.queue, args.burst, config.log_level.upper())
+    run(args.url, args.queue, args.burst, config.log_level.upper(), args.queue_url or None)
 
 
 if __name__ == "__main__":

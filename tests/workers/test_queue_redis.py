@@ -1,0 +1,271 @@
+"""Two Redis roles: RQ's queue on its own redis-server, the events on another (issue 19, item 2).
+
+Two real redis-servers, the API's application layer built by ``create_app``
+with ``queue_redis_url``, and a real ``gameroom worker`` process told both
+URLs by the environment, as a deployment would.
+"""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import redis
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from gameroom import create_app
+from gameroom.application import Matches
+from gameroom.core import lifecycle
+from gameroom.eventstore import EventStore, keys
+from gameroom.eventstore.records import MatchRecords
+
+from .conftest import QUEUE
+from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
+
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+
+
+def _wait(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def _keys(client) -> list[str]:
+    return sorted(k.decode() for k in client.keys("*"))
+
+
+@pytest.fixture
+def two_role_worker(tmp_path, redis_server, queue_redis_server):
+    """Start ``gameroom worker`` with the events on ``redis_server`` and the queue on ``queue_redis_server``."""
+    started = []
+
+    def start():
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        env.update(
+            GAMEROOM_REDIS_URL=redis_server.url,
+            GAMEROOM_QUEUE_REDIS_URL=queue_redis_server.url,
+            GAMEROOM_QUEUE=QUEUE,
+            GAMEROOM_LOG_LEVEL="INFO",
+        )
+        log = open(tmp_path / f"worker{len(started)}.log", "wb")
+        proc = subprocess.Popen(
+            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def two_role_matches(redis_server, redis_client, queue_redis_server, queue_redis_client, registry):
+    """The API's application layer (``create_app``) with the events and the queue on two servers."""
+    app = create_app(
+        {
+            "redis_url": redis_server.url,
+            "queue_redis_url": queue_redis_server.url,
+            "queue": QUEUE,
+            "ai_mode": "rq",
+            "reproducible_seeds": True,
+        },
+        registry,
+    )
+    return app.extensions["gameroom"]
+
+
+def _finished(matches, match_id) -> bool:
+    loaded = matches.load(match_id)
+    return lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
+
+
+def _assert_roles_kept_apart(redis_client, queue_redis_client, match_id):
+    """Each Redis holds its own role's keys only."""
+    events, queue = _keys(redis_client), _keys(queue_redis_client)
+    # The events Redis: the match's keys (stream, record, ...), and not one key of RQ.
+    assert keys.events(match_id) in events, events
+    assert not [key for key in events if key.startswith("rq:")], events
+    # The queue Redis: RQ's keys (the match's jobs among them), and not one key of a match.
+    assert any(key.startswith("rq:job:") and match_id in key for key in queue), queue
+    assert not [key for key in queue if not key.startswith("rq:")], queue
+
+
+def test_an_ai_match_through_a_worker_process_keeps_queue_and_events_on_their_own_redis(
+    two_role_matches, redis_client, queue_redis_client, two_role_worker
+):
+    matches = two_role_matches
+    match_id = _create(matches, "nim", [None, "greedy"], seed="two-roles")
+    worker = two_role_worker()
+    ai_moves = 0
+    while not _finished(matches, match_id):
+        loaded = _human_plays_until_ai_turn(matches, match_id)
+        if _finished(matches, match_id):
+            break
+        # The API enqueued the AI's turn on the queue Redis, never on the events Redis.
+        job_key = Job.key_for(keys.ai_job_id(match_id, loaded.version, 1))
+        assert queue_redis_client.exists(job_key) or matches.store.version(match_id) > loaded.version
+        assert not redis_client.exists(job_key)
+        _wait(lambda: matches.store.version(match_id) > loaded.version, 60, "the AI's move")  # noqa: B023
+        ai_moves += 1
+    assert ai_moves >= 1
+    entries = _entries(matches, match_id)
+    assert [e["actor"] for e in entries if e.get("seat") == 1] == ["ai:greedy"] * ai_moves
+    _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
+    assert worker.poll() is None
+
+
+def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
+    two_role_matches, redis_client, queue_redis_client, registry, two_role_worker
+):
+    lost = Matches(EventStore(redis_client), MatchRecords(redis_client), registry)  # no enqueue at all
+    match_id = _create(lost, "nim", [None, "greedy"], seed="lost-turn")
+    loaded = _human_plays_until_ai_turn(lost, match_id)
+    job_id = keys.ai_job_id(match_id, loaded.version, 1)
+    assert lost.store.ai_turn(match_id) == (loaded.version, [1])  # the outbox, on the events Redis
+    assert not queue_redis_client.exists(Job.key_for(job_id))  # the enqueue was lost
+
+    worker = two_role_worker()  # its upkeep reads the outbox on the events Redis, enqueues on the queue's
+    _wait(lambda: lost.store.version(match_id) > loaded.version, 60, "the AI's move")
+    entries = _entries(lost, match_id)
+    assert entries[loaded.version]["seat"] == 1 and entries[loaded.version]["actor"] == "ai:greedy"
+    job = _wait(
+        lambda: (
+            (j := Job.fetch(job_id, connection=queue_redis_client, serializer=JSONSerializer)).get_status()
+            == JobStatus.FINISHED
+            and j
+        ),
+        30,
+        "the job's end",
+    )
+    assert job.return_value()["status"] == "applied"
+    assert not redis_client.exists(Job.key_for(job_id))
+    _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
+    assert worker.poll() is None
+
+
+def _http(method, url, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.timeout(300)
+def test_serve_with_the_embedded_events_redis_and_a_queue_redis_plays_an_ai_match(
+    tmp_path, queue_redis_server, queue_redis_client
+):
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    env["GAMEROOM_QUEUE_REDIS_URL"] = queue_redis_server.url  # the events: serve's embedded Redis
+    log_path = tmp_path / "serve.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "1"],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait(lambda: _ready(base) or proc.poll() is not None, 60, "the server")
+        assert proc.poll() is None, log_path.read_text()
+        seats = [{"name": "G", "ai": "greedy"}, {"name": "R", "ai": "random"}]
+        match_id = _http("POST", base + "/api/matches", {"game": "nim", "seats": seats})["match"]["id"]
+        _wait(lambda: _http("GET", f"{base}/api/matches/{match_id}")["status"] == "finished", 120, "the end")
+        events_url = re.search(r"Redis: (\S+);", log_path.read_text()).group(1)
+        assert events_url != queue_redis_server.url
+        events = redis.Redis.from_url(events_url)
+        try:
+            _assert_roles_kept_apart(events, queue_redis_client, match_id)
+        finally:
+            events.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+def _ready(base) -> bool:
+    try:
+        _http("GET", base + "/api/readyz")
+        return True
+    except OSError:
+        return False
+
+
+def test_a_clock_timeout_scheduled_on_the_queue_redis_is_enforced_on_the_events_redis(
+    two_role_matches, redis_client, queue_redis_client, two_role_worker
+):
+    matches = two_role_matches
+    settings = {
+        "clock": {"per_move": 2, "bank": None, "increment": 0},
+        "timeout": {"action": "ai-turn", "level": "greedy"},
+    }
+    loaded, _tokens = matches.create(
+        "nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [1]}, settings=settings
+    )
+    match_id = loaded.record.id
+    silent = matches.game(loaded.record).active_seats(loaded.folded.state)[0]
+    timeout_job = Job.key_for(keys.timeout_job_id(match_id, loaded.version, silent))
+    assert queue_redis_client.exists(timeout_job) and not redis_client.exists(timeout_job)
+    worker = two_role_worker()  # its RQ scheduler (on the queue Redis) fires the timeout at the deadline
+    _wait(lambda: _finished(matches, match_id), 60, "the timeout and the AI's move")
+    entries = _entries(matches, match_id)
+    assert [(e["kind"], e.get("action"), e.get("seat")) for e in entries] == [
+        ("setup", None, None),
+        ("lifecycle", "timeout", silent),
+        ("move", None, silent),
+    ]
+    assert entries[1]["time"] >= entries[0]["time"] + 2.0
+    _assert_roles_kept_apart(redis_client, queue_redis_client, match_id)
+    assert worker.poll() is None
+
+
+def test_worker_help_explains_both_redis_roles():
+    from click.testing import CliRunner
+
+    from gameroom.cli import main
+
+    result = CliRunner().invoke(main, ["worker", "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for expected in (
+        "--url",
+        "GAMEROOM_REDIS_URL",
+        "--queue-url",
+        "GAMEROOM_QUEUE_REDIS_URL",
+        "events Redis",
+    ):
+        assert expected in text, text
