@@ -2,28 +2,16 @@
 seat that never moves and a 1 s clock on the shipped timeout policy, finishes."""
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from gameroom.registry import build_registry
+from gameroom.testing.served import Served
 
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 #: Shorter matches (the rules' own turn limit) keep the suite within CI's budget.
 OPTIONS = {"stars-are-right": {"turn_limit": 4}}
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _http(method, url, body=None):
@@ -37,29 +25,9 @@ def _http(method, url, body=None):
 @pytest.mark.timeout(900)
 def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
     games = [g.slug for g in build_registry()]
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen(
-        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
-        cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _http("GET", base + "/api/readyz")
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (
-                    tmp_path / "serve.log"
-                ).read_text()
-                time.sleep(0.2)
+    # `gameroom serve` as shipped (one HTTP worker, two AI workers), shut down on exit
+    with Served(tmp_path, workers=1, ai_workers=2) as server:
+        base = server.base
         pending, tokens = {}, {}
         for slug in games:
             seats = [{"name": "Silent"}, {"name": "Bot", "ai": "greedy"}]
@@ -87,11 +55,3 @@ def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
             # the silent seat never moved by itself: every one of its turns began with a timeout
             assert timeouts and all(e["seat"] == 0 for e in timeouts), slug
             assert all(e["policy"] == {"action": "ai-turn", "level": "random"} for e in timeouts), slug
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()

@@ -1,32 +1,20 @@
 """A match of every installed game with all seats AI runs to its end through `gameroom serve`, unattended."""
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from gameroom.registry import build_registry
+from gameroom.testing.served import Served
 
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 #: Seat levels per game: a search level against a cheaper one, so that every level plays somewhere
 #: while the longest match stays within minutes.
 LEVELS = {"stars-are-right": ["greedy", "mcts"]}
 DEFAULT_LEVELS = ["mcts", "greedy"]
 #: Shorter matches (the rules' own turn limit) keep the suite within CI's budget.
 OPTIONS = {"stars-are-right": {"turn_limit": 4}}
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _http(method, url, body=None):
@@ -40,29 +28,9 @@ def _http(method, url, body=None):
 @pytest.mark.timeout(1500)
 def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
     games = [g.slug for g in build_registry()]
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen(
-        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "2"],
-        cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _http("GET", base + "/api/readyz")
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (
-                    tmp_path / "serve.log"
-                ).read_text()
-                time.sleep(0.2)
+    # `gameroom serve` as shipped (one HTTP worker, two AI workers), shut down on exit
+    with Served(tmp_path, workers=1, ai_workers=2) as server:
+        base = server.base
         created = {}
         for slug in games:
             levels = LEVELS.get(slug, DEFAULT_LEVELS)
@@ -84,11 +52,3 @@ def test_every_game_plays_to_the_end_with_all_seats_ai(tmp_path):
         assert not pending, {slug: summaries.get(slug) for slug in pending}
         for slug, summary in summaries.items():
             assert summary["outcome"]["winners"], slug
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
