@@ -1,6 +1,10 @@
 """Fixtures for AI jobs on real RQ workers and the session's real redis-server."""
 
 import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rq import Worker
@@ -16,6 +20,34 @@ from gameroom.workers import jobs
 from gameroom.workers.scheduler import AIScheduler, queue_for
 
 QUEUE = "gameroom-ai-test"
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+
+
+@pytest.fixture
+def gameroom_workers(tmp_path):
+    """``start(env)``: a ``gameroom worker`` process with ``env`` (no GAMEROOM_* of the test run's
+    own), logging to ``worker<n>.log`` in ``tmp_path``; every one is stopped after the test."""
+    started = []
+
+    def start(env: dict):
+        full = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        full.update(env)
+        log = open(tmp_path / f"worker{len(started)}.log", "wb")
+        proc = subprocess.Popen(
+            [str(GAMEROOM), "worker"], env=full, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 @pytest.fixture(scope="session")

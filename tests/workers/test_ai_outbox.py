@@ -5,14 +5,12 @@ the crash tests, real processes killed at the injected point or by SIGKILL.
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from rq.job import Job, JobStatus
@@ -27,8 +25,6 @@ from gameroom.workers.worker import UPKEEP_INTERVAL
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
-
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 
 
 def _wait(predicate, timeout, what):
@@ -166,28 +162,13 @@ _CRASHING_CLIENT = textwrap.dedent("""
 
 
 @pytest.fixture
-def worker_process(tmp_path, redis_server):
-    started = []
-
+def worker_process(gameroom_workers, redis_server):
     def start():
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-        env.update(GAMEROOM_REDIS_URL=redis_server.url, GAMEROOM_QUEUE=QUEUE, GAMEROOM_LOG_LEVEL="INFO")
-        log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen(
-            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        return gameroom_workers(
+            {"GAMEROOM_REDIS_URL": redis_server.url, "GAMEROOM_QUEUE": QUEUE, "GAMEROOM_LOG_LEVEL": "INFO"}
         )
-        started.append(proc)
-        return proc
 
-    yield start
-    for proc in started:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    return start
 
 
 @pytest.mark.slow

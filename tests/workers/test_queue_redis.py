@@ -6,15 +6,9 @@ URLs by the environment, as a deployment would.
 """
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 import redis
@@ -26,11 +20,10 @@ from gameroom.application import Matches
 from gameroom.core import lifecycle
 from gameroom.eventstore import EventStore, keys
 from gameroom.eventstore.records import MatchRecords
+from gameroom.testing.served import Served
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
-
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 
 
 def _wait(predicate, timeout, what):
@@ -48,34 +41,20 @@ def _keys(client) -> list[str]:
 
 
 @pytest.fixture
-def two_role_worker(tmp_path, redis_server, queue_redis_server):
+def two_role_worker(gameroom_workers, redis_server, queue_redis_server):
     """Start ``gameroom worker`` with the events on ``redis_server`` and the queue on ``queue_redis_server``."""
-    started = []
 
     def start():
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-        env.update(
-            GAMEROOM_REDIS_URL=redis_server.url,
-            GAMEROOM_QUEUE_REDIS_URL=queue_redis_server.url,
-            GAMEROOM_QUEUE=QUEUE,
-            GAMEROOM_LOG_LEVEL="INFO",
+        return gameroom_workers(
+            {
+                "GAMEROOM_REDIS_URL": redis_server.url,
+                "GAMEROOM_QUEUE_REDIS_URL": queue_redis_server.url,
+                "GAMEROOM_QUEUE": QUEUE,
+                "GAMEROOM_LOG_LEVEL": "INFO",
+            }
         )
-        log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen(
-            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        started.append(proc)
-        return proc
 
-    yield start
-    for proc in started:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    return start
 
 
 @pytest.fixture
@@ -170,59 +149,25 @@ def _http(method, url, body=None):
         return json.loads(r.read())
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.timeout(300)
 def test_serve_with_the_embedded_events_redis_and_a_queue_redis_plays_an_ai_match(
     tmp_path, queue_redis_server, queue_redis_client
 ):
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    env["GAMEROOM_QUEUE_REDIS_URL"] = queue_redis_server.url  # the events: serve's embedded Redis
-    log_path = tmp_path / "serve.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [str(GAMEROOM), "serve", "--port", str(port), "--workers", "1", "--ai-workers", "1"],
-        cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        _wait(lambda: _ready(base) or proc.poll() is not None, 60, "the server")
-        assert proc.poll() is None, log_path.read_text()
+    # The events: serve's embedded Redis; the queue: another server.
+    with Served(
+        tmp_path, workers=1, ai_workers=1, env={"GAMEROOM_QUEUE_REDIS_URL": queue_redis_server.url}
+    ) as server:
+        base = server.base
         seats = [{"name": "G", "ai": "greedy"}, {"name": "R", "ai": "random"}]
         match_id = _http("POST", base + "/api/matches", {"game": "nim", "seats": seats})["match"]["id"]
         _wait(lambda: _http("GET", f"{base}/api/matches/{match_id}")["status"] == "finished", 120, "the end")
-        events_url = re.search(r"Redis: (\S+);", log_path.read_text()).group(1)
+        events_url = re.search(r"Redis: (\S+);", server.log()).group(1)
         assert events_url != queue_redis_server.url
         events = redis.Redis.from_url(events_url)
         try:
             _assert_roles_kept_apart(events, queue_redis_client, match_id)
         finally:
             events.close()
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
-
-
-def _ready(base) -> bool:
-    try:
-        _http("GET", base + "/api/readyz")
-        return True
-    except OSError:
-        return False
 
 
 def test_a_clock_timeout_scheduled_on_the_queue_redis_is_enforced_on_the_events_redis(

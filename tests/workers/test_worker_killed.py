@@ -7,8 +7,6 @@ an entry point of a test distribution put on PYTHONPATH.
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,8 +21,6 @@ from gameroom.testing import slow_ai
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
-
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 
 
 def _wait(predicate, timeout=30.0, what="condition"):
@@ -46,39 +42,24 @@ def _alive(pid):
 
 
 @pytest.fixture
-def slow(tmp_path, redis_server):
+def slow(tmp_path, redis_server, gameroom_workers):
     """Environment and starter for ``gameroom worker`` processes that know the ``slow`` level."""
     folder = tmp_path / "slow"
     folder.mkdir()
     site = slow_ai.install_entry_point(tmp_path / "site")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-    env.update(
-        GAMEROOM_REDIS_URL=redis_server.url,
-        GAMEROOM_QUEUE=QUEUE,
-        GAMEROOM_LOG_LEVEL="WARNING",
-        GAMEROOM_TEST_SLOW_DIR=str(folder),
-        PYTHONPATH=os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-    )
-    started = []
+    env = {
+        "GAMEROOM_REDIS_URL": redis_server.url,
+        "GAMEROOM_QUEUE": QUEUE,
+        "GAMEROOM_LOG_LEVEL": "WARNING",
+        "GAMEROOM_TEST_SLOW_DIR": str(folder),
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
 
     def start_worker():
-        log = open(tmp_path / f"worker{len(started)}.log", "wb")
-        proc = subprocess.Popen(
-            [str(GAMEROOM), "worker"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        started.append(proc)
-        return proc
+        return gameroom_workers(env)
 
     start_worker.folder = folder
-    yield start_worker
-    for proc in started:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    return start_worker
 
 
 def _slow_match(ai_matches, monkeypatch, slow):
