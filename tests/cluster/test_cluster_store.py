@@ -126,3 +126,36 @@ def test_the_queue_must_not_be_the_cluster(redis_cluster):
         {"redis_url": redis_cluster.url, "ai_mode": "rq", "queue_redis_url": "redis://127.0.0.1:1"}
     )
     assert app.extensions["gameroom"] is not None
+
+
+def test_the_reconciler_finds_a_lost_ai_turn_on_the_cluster_and_enqueues_it_on_the_queue_redis(
+    cluster, queue_redis_server
+):
+    """An API process whose enqueue is lost (no scheduler at all): the worker's reconciler reads the
+    pending-AI index and the match's marker on the cluster and enqueues the job on the queue Redis."""
+    import time
+
+    from gameroom.application import Matches
+    from gameroom.core.rng import Seeding
+    from gameroom.registry import build_registry
+    from gameroom.workers.reconciler import FRESH, reconcile
+    from gameroom.workers.scheduler import AIScheduler
+
+    registry = build_registry()
+    lost = Matches(EventStore(cluster), MatchRecords(cluster), registry, seeding=Seeding.reproducible())
+    ids = []
+    for i in range(6):  # several matches, so the index's members live in several slots
+        loaded, _ = lost.create("nim", [{"name": "Bot", "ai": "random"}, {"name": "Ana"}], seed=f"r{i}")
+        if lost.ai_to_move(loaded.record, lost.game(loaded.record), loaded.folded):
+            ids.append(loaded.record.id)
+    assert ids, "no match had its AI seat to move first"
+    assert set(ids) <= set(EventStore(cluster).ai_pending())
+    with queue_redis_server.client() as queue:
+        queue.flushall()
+        scheduler = AIScheduler(queue, "gameroom-ai-cluster-test")
+        upkeep = Matches(EventStore(cluster), MatchRecords(cluster), registry, seeding=Seeding.reproducible())
+        enqueued = reconcile(upkeep, scheduler, now=time.time() + FRESH + 1)
+        assert sorted(enqueued) == sorted(keys.ai_job_id(m, 1, 0) for m in ids)
+        for match_id in ids:
+            assert queue.exists(f"rq:job:{keys.ai_job_id(match_id, 1, 0)}") == 1
+        assert not any(k.startswith(b"gameroom:") for k in queue.keys("*")), "no events on the queue Redis"
