@@ -156,7 +156,12 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
         url = server.url
     request, blocking = connection_options(config.redis_timeout)
     if is_cluster_url(url):  # redis+cluster://: a Redis Cluster (see gameroom.eventstore.connect)
-        events = cluster_client(url, max_connections=config.redis_max_connections, **request)
+        events = cluster_client(
+            url,
+            max_connections=config.redis_max_connections,
+            pool_timeout=config.redis_pool_timeout,
+            **request,
+        )
         return events, cluster_client(url, **blocking), url
     pool = redis.BlockingConnectionPool.from_url(
         url, max_connections=config.redis_max_connections, timeout=config.redis_pool_timeout, **request

@@ -159,3 +159,29 @@ def test_the_reconciler_finds_a_lost_ai_turn_on_the_cluster_and_enqueues_it_on_t
         for match_id in ids:
             assert queue.exists(f"rq:job:{keys.ai_job_id(match_id, 1, 0)}") == 1
         assert not any(k.startswith(b"gameroom:") for k in queue.keys("*")), "no events on the queue Redis"
+
+
+def test_a_busy_cluster_pool_waits_for_a_connection_instead_of_failing(redis_cluster):
+    """As on a single Redis (GAMEROOM_REDIS_POOL_TIMEOUT): more concurrent users than a node's
+    connections wait their turn."""
+    from gameroom.eventstore.connect import cluster_client
+
+    client = cluster_client(redis_cluster.url, max_connections=1, pool_timeout=20, socket_timeout=5)
+    assert {type(n.redis_connection.connection_pool) for n in client.get_nodes()} == {
+        redis.BlockingConnectionPool
+    }
+    results, errors = [], []
+
+    def hold():
+        try:  # BLPOP on an empty list holds the node's only connection for its timeout
+            results.append(client.execute_command("BLPOP", "gameroom:{pool}:nothing", 0.3))
+        except redis.RedisError as exc:
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=hold) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == [] and results == [None] * 4
+    client.close()
