@@ -379,3 +379,48 @@ def test_ai_seats_play_through_a_worker_on_the_queue_redis(servers, queue_redis_
     # The jobs went through the queue Redis, not the cluster.
     with queue_redis_server.client() as queue:
         assert any(k.startswith(b"rq:") for k in queue.keys("rq:*"))
+
+
+# -- what creates matches besides POST /api/matches: fork, import, rematch -------
+
+
+def test_fork_import_and_racing_rematches_across_processes(servers):
+    a, b = servers
+    ca, cb = Client(a), Client(b)
+    match_id, tokens = ca.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [2, 2]})
+    while (summary := ca.summary(match_id))["status"] != "finished":
+        seat = summary["active_seats"][0]
+        move = ca.legal(match_id, tokens[seat])[0]
+        assert (ca, cb)[summary["version"] % 2].move(match_id, tokens[seat], move).status_code == 201
+    final = ca.state(match_id)
+    # Fork on b from version 2: a new match (its own slot), listed, with the first two entries.
+    fork = cb.call("POST", f"/api/matches/{match_id}/fork", {"version": 2})
+    assert fork.status_code == 201, fork.text
+    fork_id = fork.json()["match"]["id"]
+    assert [e["version"] for e in ca.history(fork_id)] == [1, 2]
+    assert ca.state(fork_id, version=2)["view"] == ca.state(match_id, version=2)["view"]
+    # Export on a, import on b: the same final state.
+    export = ca.call("GET", f"/api/matches/{match_id}/export")
+    assert export.status_code == 200
+    imported = cb.call("POST", "/api/matches/import", export.json())
+    assert imported.status_code == 201, imported.text
+    imported_id = imported.json()["match"]["id"]
+    assert ca.state(imported_id)["view"] == final["view"]
+    # Both players ask for the rematch at once, on different processes: one rematch.
+    barrier, answers = threading.Barrier(2), []
+
+    def accept(seat):
+        barrier.wait(30)
+        client = (ca, cb)[seat]
+        answers.append(client.call("POST", f"/api/matches/{match_id}/rematch", token=tokens[seat]))
+
+    threads = [threading.Thread(target=accept, args=(s,)) for s in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert [r.status_code for r in answers] == [201, 201], [r.text for r in answers]
+    assert len({r.json()["match"]["id"] for r in answers}) == 1
+    assert sorted(r.json()["seat"] for r in answers) == [0, 1]
+    listed = {m["id"] for m in cb.call("GET", "/api/matches?limit=100").json()["matches"]}
+    assert {fork_id, imported_id, answers[0].json()["match"]["id"]} <= listed
