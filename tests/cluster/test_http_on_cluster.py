@@ -133,7 +133,12 @@ def test_the_servers_use_the_cluster(servers, redis_cluster):
 
 def test_create_claim_and_play_every_game_to_the_end(servers):
     a, b = servers
-    for game in _games(Client(a)):
+    played = {}
+    games = _games(Client(a))
+    assert {"nim", "tic-tac-toe", "stars-are-right", "look-at-the-stars", "tiny-stellar-empires"} <= {
+        g["slug"] for g in games
+    }
+    for game in games:
         slug = game["slug"]
         n = max(2, game["min_players"])
         ca, cb = Client(a), Client(b)
@@ -162,6 +167,9 @@ def test_create_claim_and_play_every_game_to_the_end(servers):
         assert summary["outcome"]["winners"] is not None, slug
         history = cb.history(match_id)
         assert [e["version"] for e in history] == list(range(1, steps + 2)), slug
+        played[slug] = steps
+    assert set(played) == {g["slug"] for g in games} and all(played.values()), played
+    print("steps per game:", played)
 
 
 # -- racing writers, across both processes -------------------------------------
