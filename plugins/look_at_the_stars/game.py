@@ -15,9 +15,9 @@ from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
 
 from . import schemas, views
 from .content import CONTENT, TURNS
-from .fold import evolve as fold_event
+from .decide import TURNS_PER_PILE, decide_step, legal_steps, pile_of
+from .evolve import evolve as fold_event
 from .scoring import CATEGORIES, outlook, score_sheet
-from .steps import TURNS_PER_PILE, decide_step, legal_steps, pile_of
 
 MAX_SEATS = len(CONTENT.sheets)
 # Per seat and turn: draw/skip + confirm. Each occurrence takes at most 3 steps

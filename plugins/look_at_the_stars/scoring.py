@@ -5,7 +5,7 @@ from __future__ import annotations
 from .content import CONTENT
 from .geometry import COLUMNS, NEIGHBOURS, placements
 from .memo import Table, drawing_key
-from .sheet import Sheet, endpoints, groups_of
+from .state import Sheet, endpoints, groups_of
 
 #: Breakdown categories, in the order they are reported.
 CATEGORIES = (

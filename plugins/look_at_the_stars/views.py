@@ -10,10 +10,10 @@ deck order and the removed cards are never shown.
 from __future__ import annotations
 
 from .content import CONTENT, TURNS
-from .fold import TURN_RESET, public_scores
+from .decide import TURNS_PER_PILE, pile_of
+from .evolve import TURN_RESET, public_scores
 from .geometry import jkey, jpt, line_json, xy
-from .sheet import new_player
-from .steps import TURNS_PER_PILE, pile_of
+from .state import new_player
 
 #: Step events a seat makes during its turn; others only learn that it acted (H2).
 #: Every sealed step looks the same to them (``step_taken``), so views, events and

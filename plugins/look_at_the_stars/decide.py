@@ -31,7 +31,7 @@ from .powers import (
     target_ok,
     targets,
 )
-from .sheet import Sheet
+from .state import Sheet
 
 TURNS_PER_PILE = CONTENT.cards_per_pile
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .geometry import jkey, jpt
 from .scoring import score_sheet
-from .sheet import new_player
+from .state import new_player
 
 #: Per-turn fields reset when a turn ends (R2.3).
 TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0, "confirmed": False, "log": []}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gameroom.plugin_api import Rng
 
-from .fold import evolve, public_scores
+from .evolve import evolve, public_scores
 from .game import LookAtTheStars
 from .geometry import line_json, line_key, pt
 from .powers import detect
