@@ -6,9 +6,10 @@ from pathlib import Path
 
 from gameroom.plugin_api import Game, GameInfo, GameSchemas
 
-from . import ai, rules, schemas, views
+from . import ai, schemas, views
+from . import decide as rules
 from . import describe as describing
-from . import state as st
+from . import evolve as st
 from .content import ALL_CARD_IDS, CARDS, DATA_FILE, GOO, GREATER, LESSER, MINION
 
 #: The round cap rules version 1 put on matches without a ``turn_limit``.

@@ -12,7 +12,7 @@ from gameroom.plugin_api import IllegalMove, clone
 
 from . import services, sky, summon
 from .content import CARDS, CONTENT
-from .state import evolve, has_power, vp
+from .evolve import evolve, has_power, vp
 
 #: Static minion powers (SAR-B10.4, B10.5): letter -> larger limit.
 GHAST, GHOULS = "D", "E"
