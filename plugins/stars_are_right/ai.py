@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .content import CARDS
-from .evolve import vp
 from .matcher import pack_sky, visible_cards
+from .scoring import vp
 
 
 def evaluate(state: dict, seat: int) -> float:

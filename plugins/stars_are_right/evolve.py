@@ -1,22 +1,4 @@
-"""The match state and ``evolve``: folding events into state.
-
-The state is a flat dict of JSON data::
-
-    n        number of seats            opts     loaded match options
-    sky      tile id per cell (25)      faces    up face per tile id (0 = A, 1 = B)
-    deck     draw pile, top first       discard  discard pile, bottom first
-    hands    hand per seat              tables   creatures in play per seat
-    tapped   the active seat's tapped creatures (SAR-B5.7)
-    active   seat whose turn it is      phase    invoke | services | dhole | sky |
-                                                 summon | limit | discard | over
-    invoked  card invoked this turn     pool     {"P": n, "S": n, "F": n}
-    nc       phase-3 no-cancel bookkeeping (SAR-B6.5), else None
-    summoned card summoned this turn    discards hand cards discarded in phase 5
-    dhole    pile chosen by a Dhole awaiting ``dhole_take``, else None
-    turn     completed turns            first    first player
-    winners  None while running         end      why the match ended
-    round_cap  only in matches begun under rules version 1 without a ``turn_limit``:
-             that version's 100-round safeguard (see ``StarsAreRight.upcast``)
+"""Folding events into state (``evolve``); the state's layout is documented in :mod:`.state`.
 
 ``evolve`` never mutates its input: it copies the top-level dict and only the
 lists it changes (copy-on-write), which keeps AI search cheap.
@@ -24,10 +6,9 @@ lists it changes (copy-on-write), which keeps AI search cheap.
 
 from __future__ import annotations
 
-from .content import CARDS, CONTENT
+from .content import CONTENT
 from .sky import flip, pair_key, push, push_key, sky_key, swap
-
-EMPTY_POOL = {"P": 0, "S": 0, "F": 0}
+from .state import EMPTY_POOL
 
 
 def _without(items: list, card: int) -> list:
@@ -298,13 +279,3 @@ def evolve(state: dict | None, event: dict) -> dict:
     new = dict(state)
     handler(new, event)
     return new
-
-
-def vp(state: dict, seat: int) -> int:
-    """Victory points of ``seat`` (SAR-B12.1)."""
-    return sum(CARDS[c].points for c in state["tables"][seat])
-
-
-def has_power(state: dict, seat: int, letter: str) -> bool:
-    """Whether ``seat`` controls a minion with power ``letter`` (static powers D, E)."""
-    return any(CARDS[c].power == letter for c in state["tables"][seat])

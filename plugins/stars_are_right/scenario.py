@@ -14,9 +14,10 @@ from gameroom.plugin_api import Rng
 
 from .content import ALL_CARD_IDS, TILE_FACES
 from .decide import decide
-from .evolve import EMPTY_POOL, evolve
+from .evolve import evolve
 from .schemas import OptionsSchema
 from .sky import sky_key
+from .state import EMPTY_POOL
 
 #: The sky S0 of the spec's worked examples (section 9): ``code:tile`` per cell.
 S0 = """

@@ -7,8 +7,8 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 from gameroom.plugin_api import tag_schemas, tagged_variants
 
 from .content import FACE_CODES
-from .decide import MOVE_TYPES, PHASE_MOVES
 from .evolve import EVENT_TYPES
+from .moves import MOVE_TYPES, PHASE_MOVES
 
 
 def _sized(length: tuple | None, kwargs: dict) -> dict:

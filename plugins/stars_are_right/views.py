@@ -11,7 +11,7 @@ carry it only in the stored event).
 from __future__ import annotations
 
 from .content import ALL_CARD_IDS, TILE_FACES
-from .evolve import vp
+from .scoring import vp
 
 
 def _look(state: dict, seat) -> list | None:

@@ -11,8 +11,8 @@ from gameroom.core import decider
 from gameroom.plugins.stars_are_right import StarsAreRight
 from gameroom.plugins.stars_are_right.content import CONTENT
 from gameroom.plugins.stars_are_right.decide import STEPS_PER_TURN
-from gameroom.plugins.stars_are_right.evolve import vp
 from gameroom.plugins.stars_are_right.scenario import position, step
+from gameroom.plugins.stars_are_right.scoring import vp
 from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()
