@@ -10,7 +10,7 @@ Hidden from all (TSE-H4): deck order and removed homeworlds.
 
 from __future__ import annotations
 
-from .moves import active_seats
+from .decide import active_seats
 from .rules import ability, deferred_sources, find
 from .scoring import result, standing
 
