@@ -220,8 +220,12 @@ class ViewSchema(Schema):
 
     num_seats = fields.Integer(required=True, validate=validate.Range(2, 4))
     options = Shared(OptionsSchema, required=True)
-    viewer = _seat(required=True, allow_none=True)
-    active = _seat(required=True, allow_none=True)
+    seat = _seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the seat this view is for (null: a spectator)"},
+    )
+    current = _seat(required=True, allow_none=True, metadata={"description": "the seat whose turn it is"})
     phase = fields.String(required=True, validate=validate.OneOf(_PHASES))
     turn = fields.Integer(required=True)
     first = _seat(required=True, allow_none=True)

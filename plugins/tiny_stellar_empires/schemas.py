@@ -238,7 +238,7 @@ class View(Schema):
     options = fields.Dict(required=True)
     num_seats = fields.Integer(required=True)
     turns_per_player = fields.Integer(required=True)
-    start = fields.Integer(required=True)
+    first = fields.Integer(required=True, metadata={"description": "the start player (TSE-T5)"})
     current = fields.Integer(required=True)
     phase = fields.String(required=True, validate=validate.OneOf(PHASES))
     pending = fields.Dict(allow_none=True, required=True)
