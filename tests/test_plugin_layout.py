@@ -145,3 +145,22 @@ def test_the_game_class_lives_in_game_and_the_package_exports_it(plugin):
     package = importlib.import_module(f"gameroom.plugins.{plugin}")
     game = _game(plugin)
     assert isinstance(package.gameroom_games()[0], type(game))
+
+
+#: One name per concept in every game's view; the names on the right are the ones replaced.
+VIEW_SYNONYMS = {"seat": ("viewer",), "first": ("start", "start_player"), "current": ("cur", "to_move")}
+
+
+@pytest.mark.parametrize("plugin", FIRST_PARTY)
+def test_views_name_the_shared_concepts_alike(plugin):
+    from marshmallow import fields
+
+    view = _game(plugin).schemas().view._declared_fields
+    assert "seat" in view and "num_seats" in view
+    for name, replaced in VIEW_SYNONYMS.items():
+        used = sorted(set(replaced) & set(view))
+        assert not used, f"{plugin}'s view says {used} for {name!r}"
+    if "active" in view:  # the seats that may act now, as the platform says it
+        assert isinstance(view["active"], fields.List), f"{plugin}: 'active' is a list of seats"
+    if "current" in view:  # the one seat whose turn it is
+        assert isinstance(view["current"], fields.Integer), f"{plugin}: 'current' is one seat"
