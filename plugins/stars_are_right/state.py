@@ -7,8 +7,8 @@ The state::
     deck     draw pile, top first       discard  discard pile, bottom first
     hands    hand per seat              tables   creatures in play per seat
     tapped   the active seat's tapped creatures (SAR-B5.7)
-    active   seat whose turn it is      phase    invoke | services | dhole | sky |
-                                                 summon | limit | discard | over
+    active   seat whose turn it is (the view calls it ``current``)
+    phase    invoke | services | dhole | sky | summon | limit | discard | over
     invoked  card invoked this turn     pool     {"P": n, "S": n, "F": n}
     nc       phase-3 no-cancel bookkeeping (SAR-B6.5), else None
     summoned card summoned this turn    discards hand cards discarded in phase 5
@@ -18,7 +18,9 @@ The state::
     round_cap  only in matches begun under rules version 1 without a ``turn_limit``:
              that version's 100-round safeguard (see ``StarsAreRight.upcast``)
 
-:mod:`.evolve` builds it from events and never mutates it.
+:mod:`.evolve` builds it from events and never mutates it. The keys are
+not renamed lightly: the server caches folded states (snapshots) that a new
+key name would not match.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 State layout (all JSON)::
 
     set        compact card set (see content.compact), shared, never changed
-    opts       rule options; n seats; T turns per player; start, cur seats
+    opts       rule options; n seats; T turns per player
+    start      the start player (view: ``first``)
+    cur        the seat whose turn it is (view: ``current``)
     phase      exchange | look | empire | pay | ability | threat | loss |
                attack | ambassador | over
     pending    details of the open decision (pay due, ability source, ...)
@@ -22,6 +24,8 @@ A row entry is ``{"id", "o": "A"|"B", "atk": {"id", "mode"}|None,
 "amb": {"id", "end"}|None, "used": bool, "t": turn placed}``.
 
 :mod:`.evolve` builds it from events (copy-on-write); :mod:`.rules` reads it.
+The keys are not renamed lightly: the server caches folded states
+(snapshots) that a new key name would not match.
 """
 
 from __future__ import annotations
