@@ -1,7 +1,8 @@
 """Folding events into state (``evolve``), copy-on-write.
 
-The state's layout is documented in :mod:`.state`. Only the changed parts are copied: a step copies the state dict, the players
-list and that one player; everything else is shared.
+The state's layout is documented in :mod:`.state`. Only the changed parts
+are copied: a step copies the state dict, the players list and that one
+player; everything else is shared.
 """
 
 from __future__ import annotations
