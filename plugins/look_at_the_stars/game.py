@@ -1,10 +1,7 @@
-"""Look at the Stars as a gameroom game: setup, turn flow and outcome.
+"""Look at the Stars as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
 
-All seats act at once on their own sheets (R2.2). A seat is active until it
-confirms the turn; when the last seat confirms, one ``turn_revealed`` event
-publishes every seat's drawings of the turn (H2) and the next card is
-revealed (``card_revealed``, ``"reveal": true``; its identity follows from
-the setup shuffle) -- or, after the 18th card, the game is scored.
+Setup (LATS section 1, X1-X4) is here; everything else is delegated to the
+modules of the common layout (see README.md in this folder).
 """
 
 from __future__ import annotations
@@ -13,11 +10,12 @@ from pathlib import Path
 
 from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove
 
-from . import schemas, views
+from . import ai, decide, schemas, views
+from . import describe as describing
 from .content import CONTENT, TURNS
-from .fold import evolve as fold_event
-from .scoring import CATEGORIES, outlook, score_sheet
-from .steps import TURNS_PER_PILE, decide_step, legal_steps, pile_of
+from .evolve import evolve
+from .scoring import CATEGORIES
+from .state import TURNS_PER_PILE
 
 MAX_SEATS = len(CONTENT.sheets)
 # Per seat and turn: draw/skip + confirm. Each occurrence takes at most 3 steps
@@ -25,13 +23,6 @@ MAX_SEATS = len(CONTENT.sheets)
 # occurrence (Line power), so over a game 3 * uses <= 2 pre-drawn + 36 card lines
 # + uses, i.e. uses <= 19.
 MAX_STEPS = MAX_SEATS * (TURNS * 2 + 19 * 3)
-#: The steps that end a seat's turn soonest, in order of preference (see ``rollout_policy``).
-_QUICKEST = (
-    {"type": "confirm_turn"},
-    {"type": "skip_card"},
-    {"type": "decline_power"},
-    {"type": "use_power", "stop": True},
-)
 
 
 class LookAtTheStars(Game):
@@ -98,35 +89,18 @@ class LookAtTheStars(Game):
         ]
 
     def evolve(self, state, event):
-        return fold_event(state, event)
+        return evolve(state, event)
 
     # -- turn flow ------------------------------------------------------------
 
     def active_seats(self, state):
-        if state["result"] is not None:
-            return []
-        return [s for s, p in enumerate(state["players"]) if not p["confirmed"]]
+        return decide.active_seats(state)
 
     def legal_moves(self, state, seat):
-        if state["result"] is not None or not isinstance(seat, int) or not 0 <= seat < state["n"]:
-            return []
-        if state["players"][seat]["confirmed"]:
-            return []
-        return legal_steps(state, seat)
+        return decide.legal_moves(state, seat)
 
     def decide(self, state, seat, move, rng):
-        if state["result"] is not None:
-            raise IllegalMove("match-over", "The night is over.")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["n"]:
-            raise IllegalMove("no-such-seat", "There is no such seat.")
-        if not isinstance(move, dict):
-            raise IllegalMove("malformed-move", "A move is a JSON object.")
-        events = decide_step(state, seat, move)
-        if move["type"] == "confirm_turn" and all(
-            p["confirmed"] for s, p in enumerate(state["players"]) if s != seat
-        ):
-            events += self._end_turn(state)
-        return events
+        return decide.decide(state, seat, move)
 
     # -- undo (R2.3) ----------------------------------------------------------
 
@@ -141,34 +115,6 @@ class LookAtTheStars(Game):
     def confirms(self, event):
         """R2.3: "until a player confirms, they may undo any of their own steps"."""
         return event["type"] == "turn_confirmed"
-
-    def _end_turn(self, state) -> list[dict]:
-        """R2.3: every seat has confirmed -- publish the turn, then reveal or score."""
-        turn = state["turn"]
-        events = [
-            {"type": "turn_revealed", "turn": turn, "drawings": [list(p["log"]) for p in state["players"]]}
-        ]
-        if turn < TURNS:
-            events.append(
-                {
-                    "type": "card_revealed",
-                    "turn": turn + 1,
-                    "pile": pile_of(turn + 1),
-                    "card": state["deck"][turn],
-                    "reveal": True,
-                }
-            )
-        else:
-            events.append({"type": "game_ended", **self._final(state)})
-        return events
-
-    def _final(self, state) -> dict:
-        """R2.5 / R7.6: totals, breakdowns and the shared-rank winners."""
-        breakdowns = [score_sheet(p, state["rules"]) for p in state["players"]]
-        scores = [b.pop("total") for b in breakdowns]
-        best = max(scores)
-        winners = [] if state["rules"]["solo"] else [s for s, v in enumerate(scores) if v == best]
-        return {"scores": scores, "winners": winners, "breakdown": breakdowns}
 
     def outcome(self, state):
         return state["result"]
@@ -201,7 +147,7 @@ class LookAtTheStars(Game):
         return views.redact(event, seat)
 
     def describe(self, event, seat, names):
-        return views.describe(event, seat, names)
+        return describing.describe(event, seat, names)
 
     def sample_state(self, view, seat, rng):
         return views.sample_state(view, seat, rng)
@@ -209,33 +155,10 @@ class LookAtTheStars(Game):
     # -- AI -------------------------------------------------------------------
 
     def rollout_policy(self, state, seat, legal, rng):
-        """How a search moves the *other* seats: straight through their turn.
-
-        No step of theirs can change the searching seat's sheet or score (the
-        game has no interaction) and :meth:`evaluate` looks at the seat's own
-        sheet only, so simulating their drawings would cost time and change
-        nothing: they confirm, skip or decline whenever they may.
-        """
-        for wanted in _QUICKEST:
-            for move in legal:
-                if move == wanted:
-                    return move
-        return legal[rng.randrange(len(legal))]
+        return ai.rollout_policy(state, seat, legal, rng)
 
     def evaluate(self, state, seat):
-        """The seat's own score, plus a little for lines that may still grow.
-
-        Only the seat's own sheet counts: no step of another seat can change
-        it (the game has no interaction), so the rivals' scores would only add
-        noise to a search that simulates their moves.
-        """
-        player = state["players"][seat]
-        if state["result"] is not None:
-            return float(state["result"]["scores"][seat])
-        score = score_sheet(player, state["rules"])["total"]
-        growing, room = outlook(player, pile_of(state["turn"]))
-        progress = 0.3 * growing + 0.02 * room * (TURNS - state["turn"]) / TURNS
-        return float(score) + progress
+        return ai.evaluate(state, seat)
 
 
 __all__ = ["CATEGORIES", "TURNS_PER_PILE", "LookAtTheStars"]

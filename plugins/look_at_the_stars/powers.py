@@ -2,7 +2,7 @@
 
 A power is dispatched by its *kind* (the ``power`` name of the card in the
 data file), never by card id. Each kind has a target finder returning the
-legal ``use_power`` parameters on a :class:`~.sheet.Sheet`; :func:`target_problem`
+legal ``use_power`` parameters on a :class:`~.state.Sheet`; :func:`target_problem`
 checks one submitted target against the same rules.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .content import CONTENT, PowerBonus
 from .geometry import COLUMNS, NEIGHBOURS, placements
-from .sheet import Sheet, endpoints
+from .state import Sheet, endpoints
 
 #: Where a once-per-game power records its use (R6.3).
 ONCE_FIELD = {"black_hole": "black_hole", "crescent_moon": "moon"}

@@ -7,16 +7,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 from gameroom.plugin_api import tagged_variants
 
 from .content import POWER_KINDS
+from .moves import MOVE_TYPES
 
-MOVE_TYPES = (
-    "place_card",
-    "place_shooting_star",
-    "skip_card",
-    "select_occurrence",
-    "use_power",
-    "decline_power",
-    "confirm_turn",
-)
 EVENT_TYPES = (
     "game_set_up",
     "card_revealed",

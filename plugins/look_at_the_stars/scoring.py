@@ -1,11 +1,11 @@
-"""Final scoring (LATS-R7): one breakdown of points per category for a sheet."""
+"""Scoring (LATS-R7): one breakdown of points per category for a sheet; the final result; H4 live totals."""
 
 from __future__ import annotations
 
 from .content import CONTENT
 from .geometry import COLUMNS, NEIGHBOURS, placements
 from .memo import Table, drawing_key
-from .sheet import Sheet, endpoints, groups_of
+from .state import Sheet, endpoints, groups_of
 
 #: Breakdown categories, in the order they are reported.
 CATEGORIES = (
@@ -93,6 +93,20 @@ def score_sheet(player: dict, rules: dict) -> dict:
         found = _score_sheet(player, rules)
         _SCORES.put(key, found)
     return dict(found)
+
+
+def public_scores(players, rules) -> list[int]:
+    """H4: running totals of the public sheets (kept only with ``live_score``)."""
+    return [score_sheet(p, rules)["total"] for p in players]
+
+
+def final_result(state: dict) -> dict:
+    """R2.5 / R7.6: totals, breakdowns and the shared-rank winners (none in the solo variant)."""
+    breakdowns = [score_sheet(p, state["rules"]) for p in state["players"]]
+    scores = [b.pop("total") for b in breakdowns]
+    best = max(scores)
+    winners = [] if state["rules"]["solo"] else [s for s, v in enumerate(scores) if v == best]
+    return {"scores": scores, "winners": winners, "breakdown": breakdowns}
 
 
 def _score_sheet(player: dict, rules: dict) -> dict:

@@ -1,9 +1,7 @@
 """The Stars Are Right (Klaus Westerhoff, 2008) as a gameroom plugin.
 
-Modules: ``content`` (validated card data), ``matcher`` (constellations),
-``sky`` (push/swap/flip and no-cancel), ``state`` (evolve), ``services``,
-``summon``, ``rules`` (legal moves and decide), ``views`` (hidden
-information), ``schemas``, ``describe``, ``ai`` and ``game``.
+Rules: shared/rules/stars-are-right.md; README.md in this folder maps the
+modules to its sections.
 """
 
 from gameroom.plugin_api import hookimpl

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .content import CARDS
 from .matcher import pack_sky, visible_cards
-from .state import vp
+from .scoring import vp
 
 
 def evaluate(state: dict, seat: int) -> float:

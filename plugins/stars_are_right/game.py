@@ -1,4 +1,8 @@
-"""The Stars Are Right as a gameroom game (spec: shared/rules/stars-are-right.md)."""
+"""The Stars Are Right as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
+
+Setup (SAR-B2, X1-X5) and the rules-version upcast are here; everything else
+is delegated to the modules of the common layout (see README.md in this folder).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,10 @@ from pathlib import Path
 
 from gameroom.plugin_api import Game, GameInfo, GameSchemas
 
-from . import ai, rules, schemas, views
+from . import ai, decide, schemas, scoring, views
 from . import describe as describing
-from . import state as st
-from .content import ALL_CARD_IDS, CARDS, DATA_FILE, GOO, GREATER, LESSER, MINION
+from .content import ALL_CARD_IDS, DATA_FILE
+from .evolve import evolve
 
 #: The round cap rules version 1 put on matches without a ``turn_limit``.
 V1_SAFEGUARD_ROUNDS = 100
@@ -75,7 +79,7 @@ class StarsAreRight(Game):
         ]
 
     def max_steps_for(self, num_seats, options):
-        return rules.max_steps(num_seats, options)
+        return decide.max_steps(num_seats, options)
 
     def upcast(self, event, rules_version):
         """Rules version 1 ended a match without ``turn_limit`` after 100 full rounds:
@@ -91,32 +95,19 @@ class StarsAreRight(Game):
     # -- rules --------------------------------------------------------------
 
     def evolve(self, state, event):
-        return st.evolve(state, event)
+        return evolve(state, event)
 
     def active_seats(self, state):
-        return [] if state["phase"] == "over" else [state["active"]]
+        return decide.active_seats(state)
 
     def legal_moves(self, state, seat):
-        return rules.legal_moves(state, seat)
+        return decide.legal_moves(state, seat)
 
     def decide(self, state, seat, move, rng):
-        return rules.decide(state, seat, move, rng)
+        return decide.decide(state, seat, move, rng)
 
     def outcome(self, state):
-        if state["winners"] is None:
-            return None
-        n = state["n"]
-        breakdown = []
-        for seat in range(n):
-            parts = {kind: 0 for kind in (GOO, GREATER, LESSER, MINION)}
-            for c in state["tables"][seat]:
-                parts[CARDS[c].type] += CARDS[c].points
-            breakdown.append(parts)
-        return {
-            "scores": [st.vp(state, s) for s in range(n)],
-            "winners": list(state["winners"]),
-            "breakdown": breakdown,
-        }
+        return scoring.outcome(state)
 
     # -- hidden information -------------------------------------------------
 

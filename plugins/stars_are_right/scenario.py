@@ -13,10 +13,11 @@ from collections import Counter
 from gameroom.plugin_api import Rng
 
 from .content import ALL_CARD_IDS, TILE_FACES
-from .rules import decide
+from .decide import decide
+from .evolve import evolve
 from .schemas import OptionsSchema
 from .sky import sky_key
-from .state import EMPTY_POOL, evolve
+from .state import EMPTY_POOL
 
 #: The sky S0 of the spec's worked examples (section 9): ``code:tile`` per cell.
 S0 = """

@@ -7,8 +7,8 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 from gameroom.plugin_api import tag_schemas, tagged_variants
 
 from .content import FACE_CODES
-from .rules import MOVE_TYPES, PHASE_MOVES
-from .state import EVENT_TYPES
+from .evolve import EVENT_TYPES
+from .moves import MOVE_TYPES, PHASE_MOVES
 
 
 def _sized(length: tuple | None, kwargs: dict) -> dict:
@@ -220,8 +220,12 @@ class ViewSchema(Schema):
 
     num_seats = fields.Integer(required=True, validate=validate.Range(2, 4))
     options = Shared(OptionsSchema, required=True)
-    viewer = _seat(required=True, allow_none=True)
-    active = _seat(required=True, allow_none=True)
+    seat = _seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the seat this view is for (null: a spectator)"},
+    )
+    current = _seat(required=True, allow_none=True, metadata={"description": "the seat whose turn it is"})
     phase = fields.String(required=True, validate=validate.OneOf(_PHASES))
     turn = fields.Integer(required=True)
     first = _seat(required=True, allow_none=True)

@@ -11,7 +11,7 @@ carry it only in the stored event).
 from __future__ import annotations
 
 from .content import ALL_CARD_IDS, TILE_FACES
-from .state import vp
+from .scoring import vp
 
 
 def _look(state: dict, seat) -> list | None:
@@ -33,8 +33,8 @@ def view(state: dict, seat) -> dict:
     return {
         "num_seats": n,
         "options": dict(state["opts"]),
-        "viewer": seat,
-        "active": state["active"],
+        "seat": seat,
+        "current": state["active"],
         "phase": state["phase"],
         "turn": state["turn"],
         "first": state["first"],
@@ -112,7 +112,7 @@ def sample_state(v: dict, seat: int, rng) -> dict:
         "hands": hands,
         "tables": [list(t) for t in v["creatures"]],
         "tapped": list(v["tapped"]),
-        "active": v["active"],
+        "active": v["current"],
         "phase": v["phase"],
         "invoked": v["invoked"],
         "pool": dict(v["pool"]),

@@ -1,11 +1,13 @@
-"""Validating one atomic step and turning it into events (``Game.decide``).
+"""Who decides, the legal atomic steps (spec section 9), and validating a step into events.
 
-Each handler checks its move against the rules, raising ``IllegalMove`` with
+:func:`legal_moves` enumerates what :func:`decide` accepts. Each handler checks its move against the rules, raising ``IllegalMove`` with
 a stable rule code, then emits events through a :class:`~.flow.Flow`.
 Messages never mention hidden cards.
 """
 
 from __future__ import annotations
+
+from itertools import combinations, permutations
 
 from gameroom.plugin_api import IllegalMove
 
@@ -19,7 +21,7 @@ from .flow import (
     finish_turn,
     resolve,
 )
-from .moves import ability_targets, active_seats
+from .moves import BETWEEN_STEPS, PHASE_STEPS, card_ids, integer, move_type, string
 from .rules import (
     ability,
     ambassador_targets,
@@ -33,45 +35,102 @@ from .rules import (
     turns_left,
 )
 
-#: Which steps each phase accepts (deferred ``use_ability`` is checked apart).
-PHASE_STEPS = {
-    "exchange": {"exchange", "declare_stuck"},
-    "empire": {"play_empire", "skip_empire", "declare_stuck"},
-    "look": {"look_bottom"},
-    "pay": {"pay"},
-    "ability": {"use_ability", "decline_ability"},
-    "threat": {"threat_discard"},
-    "loss": {"loss_discard"},
-    "attack": {"attack", "end_attacks"},
-    "ambassador": {"ambassador", "end_turn"},
-}
-BETWEEN_STEPS = ("exchange", "empire", "attack", "ambassador")
+# -- who decides, and what ---------------------------------------------------------------
+
+
+def active_seats(state):
+    if state["over"]:
+        return []
+    if state["phase"] == "threat":
+        return [state["pending"]["player"]]
+    return [state["cur"]]
+
+
+def ability_targets(state, seat, kind):
+    """The target part of every legal use of ``kind`` (``{}``, ``{"player"}`` or ``{"card"}``)."""
+    if kind in PLAYER_TARGET:
+        return [{"player": p} for p in range(state["n"]) if p != seat]
+    if kind == "thrive":
+        return [{"card": e["atk"]["id"]} for row in state["rows"] for e in row if e["atk"]]
+    if kind == "info":
+        return [{"card": c} for c in dict.fromkeys(state["discard"])]
+    return [{}]
+
+
+def _uses(state, seat, sources):
+    out = []
+    for source in sources:
+        row = state["rows"][seat]
+        kind = ability(state, row[find(row, source)])
+        out += [{"type": "use_ability", "source": source, **t} for t in ability_targets(state, seat, kind)]
+    return out
+
+
+def legal_moves(state, seat):
+    """Every step ``seat`` may take now; ``[]`` when it is not that seat's decision."""
+    if seat not in active_seats(state):
+        return []
+    phase, pending, hand = state["phase"], state["pending"], state["hands"][seat]
+    if phase == "threat":
+        return [{"type": "threat_discard", "cards": list(c)} for c in combinations(hand, pending["count"])]
+    if phase == "look":
+        return [
+            {"type": "look_bottom", "cards": list(c)}
+            for c in permutations(pending["drawn"], pending["count"])
+        ]
+    if phase == "pay":
+        return [{"type": "pay", "card": c} for c in hand]
+    if phase == "loss":
+        return [{"type": "loss_discard", "card": c} for c in pending["cards"]]
+    if phase == "ability":
+        source = pending["source"]
+        return _uses(state, seat, [source]) + [{"type": "decline_ability", "source": source}]
+    moves = []
+    if phase in ("exchange", "empire"):
+        plays = empire_plays(state, seat)
+        if not plays:
+            moves.append({"type": "declare_stuck"})
+        if phase == "exchange":
+            most = state["set"]["rules"]["exchange_max"]
+            for k in range(most + 1):
+                moves += [{"type": "exchange", "cards": list(c)} for c in combinations(hand, k)]
+        else:
+            moves += [{"type": "play_empire", "card": c, "orientation": o} for c, o in plays]
+            if not (plays and state["opts"]["empire_play_mandatory"]):
+                moves.append({"type": "skip_empire"})
+    elif phase == "attack":
+        reds = [c for c in hand if c in state["set"]["attack"]]
+        for red in reds:
+            if len(hand) - 1 < state["set"]["attack"][red]:
+                continue
+            for p in attack_opponents(state, seat):
+                for target in attackable(state, p):
+                    for mode in ("raid", "invasion"):
+                        moves.append(
+                            {
+                                "type": "attack",
+                                "card": red,
+                                "player": p,
+                                "target": target,
+                                "mode": mode,
+                            }
+                        )
+        moves.append({"type": "end_attacks"})
+    elif phase == "ambassador":
+        if len(hand) - 1 >= state["ambs"]:
+            greens = [c for c in hand if c in state["set"]["ambassador"]]
+            targets = ambassador_targets(state, seat)
+            moves += [
+                {"type": "ambassador", "card": g, "target": t, "end": end}
+                for g in greens
+                for t in targets
+                for end in (0, 1)
+            ]
+        moves.append({"type": "end_turn"})
+    return moves + _uses(state, seat, deferred_sources(state, seat))
 
 
 # -- shape checks -----------------------------------------------------------------------
-
-
-def _str(move, key):
-    value = move.get(key)
-    if not isinstance(value, str) or not value:
-        raise IllegalMove("malformed-move", f"'{key}' must be a non-empty string.")
-    return value
-
-
-def _int(move, key):
-    value = move.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalMove("malformed-move", f"'{key}' must be an integer.")
-    return value
-
-
-def _cards(move, key="cards"):
-    value = move.get(key)
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise IllegalMove("malformed-move", f"'{key}' must be a list of card ids.")
-    if len(set(value)) != len(value):
-        raise IllegalMove("duplicate-cards", "A card is listed twice.")
-    return value
 
 
 def _in_hand(state, seat, cards):
@@ -81,7 +140,7 @@ def _in_hand(state, seat, cards):
 
 
 def _player(state, move, seat):
-    p = _int(move, "player")
+    p = integer(move, "player")
     if not 0 <= p < state["n"]:
         raise IllegalMove("no-such-player", "There is no such player.")
     if p == seat:
@@ -93,7 +152,7 @@ def _player(state, move, seat):
 
 
 def _exchange(flow, seat, move):
-    cards = _cards(move)
+    cards = card_ids(move)
     if len(cards) > flow.state["set"]["rules"]["exchange_max"]:
         raise IllegalMove("exchange-too-many", "Exchange at most 2 cards (TSE-T15).")
     _in_hand(flow.state, seat, cards)
@@ -115,7 +174,7 @@ def _declare_stuck(flow, seat, move):
 
 def _look_bottom(flow, seat, move):
     pending = flow.state["pending"]
-    cards = _cards(move)
+    cards = card_ids(move)
     if any(c not in pending["drawn"] for c in cards):
         raise IllegalMove("not-drawn", "Choose among the cards you just drew (TSE-T35).")
     if len(cards) != pending["count"]:
@@ -126,7 +185,7 @@ def _look_bottom(flow, seat, move):
 
 def _play_empire(flow, seat, move):
     state = flow.state
-    cid, orientation = _str(move, "card"), _str(move, "orientation")
+    cid, orientation = string(move, "card"), string(move, "orientation")
     if orientation not in ("A", "B"):
         raise IllegalMove("bad-orientation", "Orientation is 'A' or 'B'.")
     _in_hand(state, seat, [cid])
@@ -148,7 +207,7 @@ def _skip_empire(flow, seat, move):
 
 
 def _pay(flow, seat, move):
-    cid = _str(move, "card")
+    cid = string(move, "card")
     _in_hand(flow.state, seat, [cid])
     flow.emit({"type": "paid", "seat": seat, "card": cid})
     if flow.state["pending"]["due"] <= 0:
@@ -157,7 +216,7 @@ def _pay(flow, seat, move):
 
 def _use_ability(flow, seat, move):
     state = flow.state
-    source = _str(move, "source")
+    source = string(move, "source")
     if state["phase"] == "ability":
         if source != state["pending"]["source"]:
             raise IllegalMove("ability-not-available", "Resolve the ability of the card just played.")
@@ -172,14 +231,14 @@ def _use_ability(flow, seat, move):
     if kind in PLAYER_TARGET:
         player = _player(state, move, seat)
     elif kind in CARD_TARGET:
-        card = _str(move, "card")
+        card = string(move, "card")
         if {"card": card} not in ability_targets(state, seat, kind):
             raise IllegalMove("bad-target", "That card cannot be chosen for this ability.")
     resolve(flow, seat, source, kind, player, card, ret)
 
 
 def _decline_ability(flow, seat, move):
-    source = _str(move, "source")
+    source = string(move, "source")
     pending = flow.state["pending"]
     if source != pending["source"]:
         raise IllegalMove("ability-not-available", "Only the card just played can be declined.")
@@ -189,7 +248,7 @@ def _decline_ability(flow, seat, move):
 
 def _threat_discard(flow, seat, move):
     pending = flow.state["pending"]
-    cards = _cards(move)
+    cards = card_ids(move)
     _in_hand(flow.state, seat, cards)
     if len(cards) != pending["count"]:
         raise IllegalMove("threat-wrong-count", f"Discard exactly {pending['count']} cards (TSE-T40).")
@@ -200,7 +259,7 @@ def _threat_discard(flow, seat, move):
 
 def _loss_discard(flow, seat, move):
     pending = flow.state["pending"]
-    cid = _str(move, "card")
+    cid = string(move, "card")
     if cid not in pending["cards"]:
         raise IllegalMove("not-received", "Discard one of the cards you received (TSE-T44).")
     flow.emit({"type": "discarded", "seat": seat, "cards": [cid], "reason": "loss"})
@@ -213,7 +272,7 @@ def _loss_discard(flow, seat, move):
 
 def _attack(flow, seat, move):
     state = flow.state
-    red, target, mode = _str(move, "card"), _str(move, "target"), _str(move, "mode")
+    red, target, mode = string(move, "card"), string(move, "target"), string(move, "mode")
     player = _player(state, move, seat)
     _in_hand(state, seat, [red])
     if red not in state["set"]["attack"]:
@@ -260,7 +319,7 @@ def _attack(flow, seat, move):
 
 def _ambassador(flow, seat, move):
     state = flow.state
-    green, target, end = _str(move, "card"), _str(move, "target"), _int(move, "end")
+    green, target, end = string(move, "card"), string(move, "target"), integer(move, "end")
     _in_hand(state, seat, [green])
     if green not in state["set"]["ambassador"]:
         raise IllegalMove("not-an-ambassador", "Play an Ambassador card (TSE-T22).")
@@ -323,12 +382,8 @@ HANDLERS = {
 
 def decide(state, seat, move, rng):
     """Validate ``move`` by ``seat`` and return its events."""
-    if not isinstance(move, dict):
-        raise IllegalMove("malformed-move", "A move is a JSON object.")
-    kind = move.get("type")
-    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise IllegalMove("unknown-move", "Unknown step type.")
+    kind = move_type(move)
+    handler = HANDLERS[kind]
     if state["over"]:
         raise IllegalMove("match-over", "The match is over.")
     if seat not in active_seats(state):

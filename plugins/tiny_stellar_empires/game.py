@@ -1,8 +1,7 @@
-"""Tiny Stellar Empires as a gameroom :class:`~gameroom.plugin_api.Game`.
+"""Tiny Stellar Empires as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
 
-The rules live in small modules: :mod:`.content` (card data), :mod:`.rules`
-(predicates), :mod:`.moves` (legal steps), :mod:`.decide` and :mod:`.flow`
-(events), :mod:`.evolve` (folding), :mod:`.scoring` and :mod:`.views`.
+Setup (TSE-T1..T5, X1..X3) is here; everything else is delegated to the
+modules of the common layout (see README.md in this folder).
 """
 
 from __future__ import annotations
@@ -11,14 +10,12 @@ from pathlib import Path
 
 from gameroom.plugin_api import Game, GameInfo, GameSchemas
 
-from . import decide as _decide
-from . import moves as _moves
-from . import views as _views
+from . import ai, decide, scoring, views
+from . import describe as describing
 from .content import load_card_set, register_card_sets
 from .evolve import evolve
 from .flow import Flow, draw
 from .schemas import EVENT_VARIANTS, MOVE_VARIANTS, Event, Move, Options, View
-from .scoring import result
 
 RULE_OPTIONS = (
     "empire_play_mandatory",
@@ -103,43 +100,32 @@ class TinyStellarEmpires(Game):
         return evolve(state, event)
 
     def active_seats(self, state):
-        return _moves.active_seats(state)
+        return decide.active_seats(state)
 
     def legal_moves(self, state, seat):
-        return _moves.legal_moves(state, seat)
+        return decide.legal_moves(state, seat)
 
     def decide(self, state, seat, move, rng):
-        return _decide.decide(state, seat, move, rng)
+        return decide.decide(state, seat, move, rng)
 
     def outcome(self, state):
-        return result(state) if state["over"] else None
+        return scoring.outcome(state)
 
     # -- information ---------------------------------------------------------------------
 
     def view(self, state, seat):
-        return _views.view(state, seat)
+        return views.view(state, seat)
 
     def redact(self, event, seat):
-        return _views.redact(event, seat)
+        return views.redact(event, seat)
 
     def sample_state(self, view, seat, rng):
-        return _views.sample_state(view, seat, rng)
+        return views.sample_state(view, seat, rng)
 
     def describe(self, event, seat, names):
-        from .describe import describe
-
-        return describe(event, seat, names)
+        return describing.describe(event, seat, names)
 
     # -- AI --------------------------------------------------------------------------------
 
     def evaluate(self, state, seat):
-        """Score lead over the best opponent (as if the game ended now), plus a
-        little for cards in hand and turns still to play."""
-        from .scoring import breakdown
-
-        if state["over"]:
-            scores = result(state)["scores"]
-        else:
-            scores = [sum(p.values()) for p in breakdown(state)]
-        best_other = max(s for p, s in enumerate(scores) if p != seat)
-        return scores[seat] - best_other + 0.25 * len(state["hands"][seat])
+        return ai.evaluate(state, seat)

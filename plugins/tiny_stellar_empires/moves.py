@@ -1,108 +1,76 @@
-"""Enumerating the legal atomic steps (spec section 9) for a seat."""
+"""The atomic steps a seat may send (spec section 9) and the parsing of their fields.
+
+The helpers here only check a field's shape and raise ``IllegalMove`` with a
+stable code; whether a step is allowed now is :mod:`.decide`'s business.
+"""
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from gameroom.plugin_api import IllegalMove
 
-from .flow import PLAYER_TARGET
-from .rules import (
-    ability,
-    ambassador_targets,
-    attack_opponents,
-    attackable,
-    deferred_sources,
-    empire_plays,
-    find,
-)
+MOVE_TYPES = [
+    "exchange",
+    "declare_stuck",
+    "look_bottom",
+    "play_empire",
+    "skip_empire",
+    "pay",
+    "use_ability",
+    "decline_ability",
+    "threat_discard",
+    "loss_discard",
+    "attack",
+    "ambassador",
+    "end_attacks",
+    "end_turn",
+]
 
-
-def active_seats(state):
-    if state["over"]:
-        return []
-    if state["phase"] == "threat":
-        return [state["pending"]["player"]]
-    return [state["cur"]]
-
-
-def ability_targets(state, seat, kind):
-    """The target part of every legal use of ``kind`` (``{}``, ``{"player"}`` or ``{"card"}``)."""
-    if kind in PLAYER_TARGET:
-        return [{"player": p} for p in range(state["n"]) if p != seat]
-    if kind == "thrive":
-        return [{"card": e["atk"]["id"]} for row in state["rows"] for e in row if e["atk"]]
-    if kind == "info":
-        return [{"card": c} for c in dict.fromkeys(state["discard"])]
-    return [{}]
-
-
-def _uses(state, seat, sources):
-    out = []
-    for source in sources:
-        row = state["rows"][seat]
-        kind = ability(state, row[find(row, source)])
-        out += [{"type": "use_ability", "source": source, **t} for t in ability_targets(state, seat, kind)]
-    return out
+#: Which steps each phase accepts (deferred ``use_ability`` is checked apart).
+PHASE_STEPS = {
+    "exchange": {"exchange", "declare_stuck"},
+    "empire": {"play_empire", "skip_empire", "declare_stuck"},
+    "look": {"look_bottom"},
+    "pay": {"pay"},
+    "ability": {"use_ability", "decline_ability"},
+    "threat": {"threat_discard"},
+    "loss": {"loss_discard"},
+    "attack": {"attack", "end_attacks"},
+    "ambassador": {"ambassador", "end_turn"},
+}
+BETWEEN_STEPS = ("exchange", "empire", "attack", "ambassador")
 
 
-def legal_moves(state, seat):
-    """Every step ``seat`` may take now; ``[]`` when it is not that seat's decision."""
-    if seat not in active_seats(state):
-        return []
-    phase, pending, hand = state["phase"], state["pending"], state["hands"][seat]
-    if phase == "threat":
-        return [{"type": "threat_discard", "cards": list(c)} for c in combinations(hand, pending["count"])]
-    if phase == "look":
-        return [
-            {"type": "look_bottom", "cards": list(c)}
-            for c in permutations(pending["drawn"], pending["count"])
-        ]
-    if phase == "pay":
-        return [{"type": "pay", "card": c} for c in hand]
-    if phase == "loss":
-        return [{"type": "loss_discard", "card": c} for c in pending["cards"]]
-    if phase == "ability":
-        source = pending["source"]
-        return _uses(state, seat, [source]) + [{"type": "decline_ability", "source": source}]
-    moves = []
-    if phase in ("exchange", "empire"):
-        plays = empire_plays(state, seat)
-        if not plays:
-            moves.append({"type": "declare_stuck"})
-        if phase == "exchange":
-            most = state["set"]["rules"]["exchange_max"]
-            for k in range(most + 1):
-                moves += [{"type": "exchange", "cards": list(c)} for c in combinations(hand, k)]
-        else:
-            moves += [{"type": "play_empire", "card": c, "orientation": o} for c, o in plays]
-            if not (plays and state["opts"]["empire_play_mandatory"]):
-                moves.append({"type": "skip_empire"})
-    elif phase == "attack":
-        reds = [c for c in hand if c in state["set"]["attack"]]
-        for red in reds:
-            if len(hand) - 1 < state["set"]["attack"][red]:
-                continue
-            for p in attack_opponents(state, seat):
-                for target in attackable(state, p):
-                    for mode in ("raid", "invasion"):
-                        moves.append(
-                            {
-                                "type": "attack",
-                                "card": red,
-                                "player": p,
-                                "target": target,
-                                "mode": mode,
-                            }
-                        )
-        moves.append({"type": "end_attacks"})
-    elif phase == "ambassador":
-        if len(hand) - 1 >= state["ambs"]:
-            greens = [c for c in hand if c in state["set"]["ambassador"]]
-            targets = ambassador_targets(state, seat)
-            moves += [
-                {"type": "ambassador", "card": g, "target": t, "end": end}
-                for g in greens
-                for t in targets
-                for end in (0, 1)
-            ]
-        moves.append({"type": "end_turn"})
-    return moves + _uses(state, seat, deferred_sources(state, seat))
+def move_type(move) -> str:
+    """The move's ``type``, once the move is an object with a known type."""
+    if not isinstance(move, dict):
+        raise IllegalMove("malformed-move", "A move is a JSON object.")
+    kind = move.get("type")
+    if not isinstance(kind, str) or kind not in MOVE_TYPES:
+        raise IllegalMove("unknown-move", "Unknown step type.")
+    return kind
+
+
+def string(move, key):
+    """``move[key]`` as a non-empty string."""
+    value = move.get(key)
+    if not isinstance(value, str) or not value:
+        raise IllegalMove("malformed-move", f"'{key}' must be a non-empty string.")
+    return value
+
+
+def integer(move, key):
+    """``move[key]`` as an integer."""
+    value = move.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalMove("malformed-move", f"'{key}' must be an integer.")
+    return value
+
+
+def card_ids(move, key="cards"):
+    """``move[key]`` as a list of distinct card ids."""
+    value = move.get(key)
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise IllegalMove("malformed-move", f"'{key}' must be a list of card ids.")
+    if len(set(value)) != len(value):
+        raise IllegalMove("duplicate-cards", "A card is listed twice.")
+    return value

@@ -1,6 +1,6 @@
 """Rule predicates over a state: geometry, costs, targets (pure, no events).
 
-The state layout is documented in :mod:`.evolve`. Every function here reads
+The state layout is documented in :mod:`.state`. Every function here reads
 only the card data recorded in the state (``state["set"]``), never a file.
 """
 

@@ -7,23 +7,9 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 from gameroom.plugin_api import tagged_variants
 
 from .content import DEFAULT_CARD_SET, CardSetError, load_card_set
+from .moves import MOVE_TYPES
+from .state import PHASES
 
-MOVE_TYPES = [
-    "exchange",
-    "declare_stuck",
-    "look_bottom",
-    "play_empire",
-    "skip_empire",
-    "pay",
-    "use_ability",
-    "decline_ability",
-    "threat_discard",
-    "loss_discard",
-    "attack",
-    "ambassador",
-    "end_attacks",
-    "end_turn",
-]
 EVENT_TYPES = [
     "started",
     "homeworlds_dealt",
@@ -49,18 +35,6 @@ EVENT_TYPES = [
     "ambassador_placed",
     "turn_ended",
     "game_over",
-]
-PHASES = [
-    "exchange",
-    "look",
-    "empire",
-    "pay",
-    "ability",
-    "threat",
-    "loss",
-    "attack",
-    "ambassador",
-    "over",
 ]
 
 
@@ -264,7 +238,7 @@ class View(Schema):
     options = fields.Dict(required=True)
     num_seats = fields.Integer(required=True)
     turns_per_player = fields.Integer(required=True)
-    start = fields.Integer(required=True)
+    first = fields.Integer(required=True, metadata={"description": "the start player (TSE-T5)"})
     current = fields.Integer(required=True)
     phase = fields.String(required=True, validate=validate.OneOf(PHASES))
     pending = fields.Dict(allow_none=True, required=True)

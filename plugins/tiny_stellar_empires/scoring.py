@@ -192,3 +192,8 @@ def result(state):
         top = max(parts[s]["cards"] for s in winners)
         winners = [s for s in winners if parts[s]["cards"] == top]
     return {"scores": scores, "winners": winners, "breakdown": parts}
+
+
+def outcome(state):
+    """``Game.outcome``: the :func:`result` once the game is over, else ``None``."""
+    return result(state) if state["over"] else None

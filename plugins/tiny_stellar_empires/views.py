@@ -10,7 +10,7 @@ Hidden from all (TSE-H4): deck order and removed homeworlds.
 
 from __future__ import annotations
 
-from .moves import active_seats
+from .decide import active_seats
 from .rules import ability, deferred_sources, find
 from .scoring import result, standing
 
@@ -47,7 +47,7 @@ def view(state, seat):
         "options": state["opts"],
         "num_seats": state["n"],
         "turns_per_player": state["T"],
-        "start": state["start"],
+        "first": state["start"],
         "current": state["cur"],
         "phase": state["phase"],
         "pending": _pending_for(state["pending"], state["phase"], state["cur"], seat),
@@ -177,7 +177,7 @@ def sample_state(v, seat, rng):
         "opts": v["options"],
         "n": n,
         "T": v["turns_per_player"],
-        "start": v["start"],
+        "start": v["first"],
         "cur": v["current"],
         "phase": v["phase"],
         "pending": pending,

@@ -9,10 +9,10 @@ may be drawn) both are compared with the plain computations.
 
 import pytest
 
-from gameroom.plugins.look_at_the_stars import LookAtTheStars, scoring, steps
+from gameroom.plugins.look_at_the_stars import LookAtTheStars, decide, scoring
 from gameroom.plugins.look_at_the_stars.content import POWER_KINDS
 from gameroom.plugins.look_at_the_stars.geometry import ALL_LINES
-from gameroom.plugins.look_at_the_stars.sheet import Sheet
+from gameroom.plugins.look_at_the_stars.state import Sheet
 from gameroom.testing.conformance import play_random_match
 
 GAME = LookAtTheStars()
@@ -20,13 +20,13 @@ GAME = LookAtTheStars()
 
 def check(folded) -> None:
     state = folded.state
-    pile = steps.pile_of(state["turn"])
+    pile = decide.pile_of(state["turn"])
     for seat, player in enumerate(state["players"]):
         sheet = Sheet(player, pile)
         assert sheet.legal_lines() == {k for k in ALL_LINES if sheet.line_ok(k)}
         assert scoring.score_sheet(player, state["rules"]) == scoring._score_sheet(player, state["rules"])
         if state["result"] is None and not player["drawn"] and not player["confirmed"]:
-            fresh = steps._placement_steps(state, player, state["rules"])
+            fresh = decide._placement_steps(state, player, state["rules"])
             assert GAME.legal_moves(state, seat) == fresh
             assert GAME.legal_moves(state, seat) == fresh  # the second call is a memo hit
 

@@ -4,7 +4,7 @@ import pytest
 
 from gameroom.plugin_api import IllegalMove
 from gameroom.plugins.look_at_the_stars.geometry import placements, rotate
-from gameroom.plugins.look_at_the_stars.testing import (
+from gameroom.plugins.look_at_the_stars.scenario import (
     GAME,
     canon,
     new_state,
@@ -112,7 +112,7 @@ def test_R4_5_lines_may_cross_and_touch():
 
 
 def test_R4_6_lines_may_not_touch_a_shooting_star():
-    from gameroom.plugins.look_at_the_stars.testing import key
+    from gameroom.plugins.look_at_the_stars.scenario import key
 
     state = with_player(new_state(sheets=[0], card=2), 0, shooting=[[key("4,4-5,5")]], heads=[44])
     refused(state, card_move(0, 3, 3), "touches-shooting-star")  # 4,4-5,4-6,4 shares 4,4
@@ -131,7 +131,7 @@ def test_R4_8_card_lines_may_join_groups():
     state = with_lines(new_state(sheets=[0], card=11), 0, "1,3-1,4", "3,3-3,4")
     # Card 11 (two verticals, one column apart) at (0, 1): 1,2-1,3 and 3,2-3,3 extend both groups.
     after, _ = step(state, 0, card_move(0, 0, 1))
-    from gameroom.plugins.look_at_the_stars.sheet import groups_of
+    from gameroom.plugins.look_at_the_stars.state import groups_of
 
     sizes = sorted(len(g) for g in groups_of(after["players"][0]["lines"]))
     assert sizes.count(2) == 2
@@ -149,7 +149,7 @@ def test_example_11_shooting_star_touching():
     after, events = step(fresh, 0, three)
     assert events[0]["segments"] == [canon("3,1-4,2"), canon("4,2-5,3")] and events[0]["head"] == [5, 3]
     # Later, no card line may touch the shooting star.
-    from gameroom.plugins.look_at_the_stars.testing import set_card
+    from gameroom.plugins.look_at_the_stars.scenario import set_card
 
     later = set_card(with_player(after, 0, drawn=False), 2)
     refused(later, card_move(0, 4, 2), "touches-shooting-star")  # 5,3-6,3-7,3 starts on 5,3

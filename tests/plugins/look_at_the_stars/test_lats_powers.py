@@ -5,8 +5,7 @@ import pytest
 from gameroom.plugin_api import IllegalMove
 from gameroom.plugins.look_at_the_stars.content import CONTENT
 from gameroom.plugins.look_at_the_stars.geometry import any_placement_keys, line_json
-from gameroom.plugins.look_at_the_stars.sheet import Sheet
-from gameroom.plugins.look_at_the_stars.testing import (
+from gameroom.plugins.look_at_the_stars.scenario import (
     GAME,
     canon,
     key,
@@ -18,6 +17,7 @@ from gameroom.plugins.look_at_the_stars.testing import (
     with_player,
     with_points,
 )
+from gameroom.plugins.look_at_the_stars.state import Sheet
 
 CONFIRM = {"type": "confirm_turn"}
 DECLINE = {"type": "decline_power"}

@@ -2,14 +2,14 @@
 
 import pytest
 
-from gameroom.plugins.look_at_the_stars.scoring import max_disjoint, point_bonus_occurrences
-from gameroom.plugins.look_at_the_stars.testing import (
+from gameroom.plugins.look_at_the_stars.scenario import (
     new_state,
     score,
     with_lines,
     with_player,
     with_points,
 )
+from gameroom.plugins.look_at_the_stars.scoring import max_disjoint, point_bonus_occurrences
 
 PLUS_53 = ("4,3-5,3", "5,3-6,3", "5,2-5,3", "5,3-5,4")
 
@@ -178,11 +178,11 @@ def test_R7_5_power_bonus_points():
 
 
 def test_R7_6_total_and_shared_rank():
-    from gameroom.plugins.look_at_the_stars.testing import GAME
+    from gameroom.plugins.look_at_the_stars.scoring import final_result
 
     state = new_state(2, sheets=[0, 0])
     state = with_lines(state, 0, "0,0-1,1", "1,1-1,2", "1,2-1,3")
     state = with_lines(state, 1, "0,0-1,1", "1,1-1,2", "1,2-1,3")
-    result = GAME._final(state)
+    result = final_result(state)
     assert result["scores"] == [4, 4] and result["winners"] == [0, 1]
     assert sum(result["breakdown"][0].values()) == 4

@@ -7,7 +7,7 @@ accepted command), so the *number of entries* before the reveal is visible to
 others; see the note in plugins/look_at_the_stars/views.py.
 """
 
-from gameroom.plugins.look_at_the_stars.testing import GAME, canon, new_state, step, with_lines
+from gameroom.plugins.look_at_the_stars.scenario import GAME, canon, new_state, step, with_lines
 
 NAMES = ["Ana", "Bo"]
 

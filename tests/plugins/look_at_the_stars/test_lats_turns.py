@@ -8,7 +8,7 @@ from marshmallow import ValidationError
 from gameroom.core.decider import Folded, apply_entry, setup_entry
 from gameroom.plugin_api import IllegalMove, Rng
 from gameroom.plugins.look_at_the_stars.content import CONTENT
-from gameroom.plugins.look_at_the_stars.testing import GAME, new_state, step, with_lines
+from gameroom.plugins.look_at_the_stars.scenario import GAME, new_state, step, with_lines
 
 CONFIRM = {"type": "confirm_turn"}
 SKIP = {"type": "skip_card"}

@@ -8,7 +8,7 @@ import pytest
 
 from gameroom.plugins.stars_are_right import StarsAreRight
 from gameroom.plugins.stars_are_right.scenario import census
-from gameroom.plugins.stars_are_right.state import vp
+from gameroom.plugins.stars_are_right.scoring import vp
 from gameroom.testing.conformance import GameConformance, play_random_match
 
 GAME = StarsAreRight()

@@ -6,7 +6,7 @@ from gameroom.core.decider import fold
 from gameroom.core.rng import rng_for
 from gameroom.plugin_api import IllegalMove
 from gameroom.plugins.stars_are_right import StarsAreRight
-from gameroom.plugins.stars_are_right.rules import MOVE_TYPES
+from gameroom.plugins.stars_are_right.moves import MOVE_TYPES
 from gameroom.plugins.stars_are_right.scenario import position
 from gameroom.plugins.stars_are_right.schemas import MOVE_FIELDS
 from gameroom.testing.conformance import play_random_match

@@ -4,7 +4,7 @@ import pytest
 
 from gameroom.plugin_api import IllegalMove
 from gameroom.plugins.stars_are_right import StarsAreRight
-from gameroom.plugins.stars_are_right.rules import legal_moves
+from gameroom.plugins.stars_are_right.decide import legal_moves
 from gameroom.plugins.stars_are_right.scenario import position, step, steps
 
 GAME = StarsAreRight()

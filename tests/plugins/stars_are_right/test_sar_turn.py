@@ -7,9 +7,9 @@ import pytest
 from gameroom.core.rng import rng_for
 from gameroom.plugin_api import IllegalMove
 from gameroom.plugins.stars_are_right import StarsAreRight
-from gameroom.plugins.stars_are_right.rules import legal_moves
+from gameroom.plugins.stars_are_right.decide import legal_moves
 from gameroom.plugins.stars_are_right.scenario import census, position, step, steps
-from gameroom.plugins.stars_are_right.state import vp
+from gameroom.plugins.stars_are_right.scoring import vp
 
 GAME = StarsAreRight()
 

@@ -10,9 +10,9 @@ from marshmallow import ValidationError
 from gameroom.core import decider
 from gameroom.plugins.stars_are_right import StarsAreRight
 from gameroom.plugins.stars_are_right.content import CONTENT
-from gameroom.plugins.stars_are_right.rules import STEPS_PER_TURN
+from gameroom.plugins.stars_are_right.decide import STEPS_PER_TURN
 from gameroom.plugins.stars_are_right.scenario import position, step
-from gameroom.plugins.stars_are_right.state import vp
+from gameroom.plugins.stars_are_right.scoring import vp
 from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()

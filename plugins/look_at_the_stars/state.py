@@ -1,4 +1,11 @@
-"""One player's sheet: what is drawn on it, and what may still be drawn.
+"""The state of a night and of one player's sheet, and what the rules derive from a sheet.
+
+State (built by :mod:`.evolve`, JSON only)::
+
+    {"n": seats, "rules": {...resolved options...}, "deck": [30 card ids],
+     "turn": 1..18, "players": [player], "public": [player as of the last
+     reveal], "result": None | {"scores", "winners", "breakdown"},
+     "public_scores": None | [running total per seat] (H4, ``live_score``)}
 
 A player's part of the state is a plain dict (see :func:`new_player`); this
 module derives from it the sets the rules need -- usable stars (R4.3),
@@ -10,6 +17,16 @@ from __future__ import annotations
 
 from .content import CONTENT
 from .geometry import ALL_LINES, COLUMNS, CROSSING, NEIGHBOURS, ends
+
+TURNS_PER_PILE = CONTENT.cards_per_pile
+
+#: Per-turn fields reset when a turn ends (R2.3).
+TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0, "confirmed": False, "log": []}
+
+
+def pile_of(turn: int) -> int:
+    """R3.1: the pile (1..3) of the ``turn``-th card (1-based)."""
+    return (turn - 1) // TURNS_PER_PILE + 1
 
 
 def new_player(sheet_index: int) -> dict:

@@ -1,6 +1,6 @@
-"""The turn as atomic steps (SAR-B3 .. B12, spec section 10): legal moves and decide.
+"""The turn as atomic steps (SAR-B3 .. B12, spec section 10): who acts, legal moves, decide.
 
-Each phase has its own small set of move types (``PHASE_MOVES``). ``decide``
+Each phase has its own small set of move types (:data:`.moves.PHASE_MOVES`). ``decide``
 validates a move with the same ``resolve_*`` functions that ``legal_moves``
 relies on, so a listed move is always accepted and anything else is refused
 with a rule code.
@@ -12,23 +12,15 @@ from gameroom.plugin_api import IllegalMove, clone
 
 from . import services, sky, summon
 from .content import CARDS, CONTENT
-from .state import evolve, has_power, vp
+from .evolve import evolve
+from .moves import PHASE_MOVES, card_id, move_type
+from .scoring import vp
+from .state import has_power
 
 #: Static minion powers (SAR-B10.4, B10.5): letter -> larger limit.
 GHAST, GHOULS = "D", "E"
 DRAW_TO = {False: CONTENT.hand_size, True: CONTENT.hand_size + 1}
 DISCARD_UP_TO = {False: 1, True: 2}
-
-PHASE_MOVES = {
-    "invoke": ("invoke", "skip_invoke"),
-    "services": ("use_service", "use_gug", "use_tindaloo", "use_dhole", "end_services"),
-    "dhole": ("dhole_take",),
-    "sky": ("push", "swap", "flip"),
-    "summon": ("summon", "skip_summon"),
-    "limit": ("discard_creature",),
-    "discard": ("discard", "end_turn"),
-}
-MOVE_TYPES = tuple(t for moves in PHASE_MOVES.values() for t in moves)
 
 #: An upper bound on the steps of one turn, derived from the rules:
 #: 1 invoke + phase 2 (<= 6 services, <= 6 minion uses, <= 6 Dhole takes, 1 end)
@@ -53,13 +45,6 @@ def round_limit(state: dict) -> tuple[int | None, str]:
     return state.get("round_cap"), "safeguard"  # only matches begun under rules version 1
 
 
-def _card(move: dict, key: str = "card") -> int:
-    value = move.get(key)
-    if type(value) is not int:
-        raise IllegalMove("malformed-move", f"'{key}' must be a card id.")
-    return value
-
-
 def discard_limit(state: dict, seat: int) -> int:
     return DISCARD_UP_TO[has_power(state, seat, GHOULS)]
 
@@ -69,6 +54,11 @@ def hand_target(state: dict, seat: int) -> int:
 
 
 # -- legal moves ------------------------------------------------------------
+
+
+def active_seats(state: dict) -> list[int]:
+    """SAR-B3: the seat whose turn it is, until the match is over."""
+    return [] if state["phase"] == "over" else [state["active"]]
 
 
 def legal_moves(state: dict, seat: int) -> list[dict]:
@@ -110,11 +100,7 @@ def _may_limit_discard(state: dict, card: int) -> bool:
 
 
 def decide(state: dict, seat: int, move: dict, rng) -> list[dict]:
-    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
-        raise IllegalMove("malformed-move", "A move is an object with a 'type'.")
-    kind = move["type"]
-    if kind not in MOVE_TYPES:
-        raise IllegalMove("unknown-move", f"There is no move '{kind[:40]}'.")
+    kind = move_type(move)
     if state["phase"] == "over":
         raise IllegalMove("match-over", "The match is over.")
     if seat != state["active"]:
@@ -125,7 +111,7 @@ def decide(state: dict, seat: int, move: dict, rng) -> list[dict]:
 
 
 def _invoke(state, seat, move, rng):
-    card = _card(move)
+    card = card_id(move)
     if card not in state["hands"][seat]:
         raise IllegalMove("not-in-hand", "Invoke a card from your hand (B4.1).")
     pool = {"P": 0, "S": 0, "F": 0}
@@ -189,7 +175,7 @@ def _skip_summon(state, seat, move, rng):
 
 
 def _discard_creature(state, seat, move, rng):
-    card = _card(move)
+    card = card_id(move)
     if card not in state["tables"][seat]:
         raise IllegalMove("not-your-creature", "Discard a creature you control (B7.3).")
     if not _may_limit_discard(state, card):
@@ -198,7 +184,7 @@ def _discard_creature(state, seat, move, rng):
 
 
 def _discard(state, seat, move, rng):
-    card = _card(move)
+    card = card_id(move)
     if state["discards"] >= discard_limit(state, seat):
         raise IllegalMove("discard-limit", "No more discards this turn (B11.1, B10.5).")
     if card not in state["hands"][seat]:

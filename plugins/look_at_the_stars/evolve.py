@@ -1,28 +1,15 @@
 """Folding events into state (``evolve``), copy-on-write.
 
-State::
-
-    {"n": seats, "rules": {...resolved options...}, "deck": [30 card ids],
-     "turn": 1..18, "players": [player], "public": [player as of the last
-     reveal], "result": None | {"scores", "winners", "breakdown"}}
-
-Only the changed parts are copied: a step copies the state dict, the players
-list and that one player; everything else is shared.
+The state's layout is documented in :mod:`.state`. Only the changed parts
+are copied: a step copies the state dict, the players list and that one
+player; everything else is shared.
 """
 
 from __future__ import annotations
 
 from .geometry import jkey, jpt
-from .scoring import score_sheet
-from .sheet import new_player
-
-#: Per-turn fields reset when a turn ends (R2.3).
-TURN_RESET = {"drawn": False, "pending": [], "selected": None, "stars_left": 0, "confirmed": False, "log": []}
-
-
-def public_scores(players, rules) -> list[int]:
-    """H4: running totals of the public sheets (kept only with ``live_score``)."""
-    return [score_sheet(p, rules)["total"] for p in players]
+from .scoring import public_scores
+from .state import TURN_RESET, new_player
 
 
 def _keys(lines) -> list[int]:

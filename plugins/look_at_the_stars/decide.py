@@ -1,4 +1,10 @@
-"""A seat's atomic steps within one turn: what is legal, and the events they produce.
+"""Who may act, the legal steps, and the events a step produces (``Game.decide``).
+
+All seats act at once on their own sheets (R2.2). A seat is active until it
+confirms the turn; when the last seat confirms, one ``turn_revealed`` event
+publishes every seat's drawings of the turn (H2) and the next card is
+revealed (``card_revealed``, ``"reveal": true``; its identity follows from
+the setup shuffle) -- or, after the 18th card, the game is scored.
 
 Steps (LATS section 9): ``place_card`` / ``place_shooting_star`` / ``skip_card``
 while nothing is drawn; then ``select_occurrence`` / ``use_power`` /
@@ -11,17 +17,17 @@ from __future__ import annotations
 
 from gameroom.plugin_api import IllegalMove
 
-from .content import CONTENT
+from .content import CONTENT, TURNS
 from .geometry import (
     any_placement_keys,
     key_from_json,
     line_json,
     placement_index,
     placements,
-    point_from_json,
     xy,
 )
 from .memo import Table, drawing_key
+from .moves import integer, move_type, placement_move, target_point
 from .powers import (
     apply_target,
     current_occurrence,
@@ -31,25 +37,8 @@ from .powers import (
     target_ok,
     targets,
 )
-from .sheet import Sheet
-
-TURNS_PER_PILE = CONTENT.cards_per_pile
-
-#: Keys each move type may carry (anything else is malformed).
-MOVE_KEYS = {
-    "place_card": {"type", "rotation", "dx", "dy", "mirror"},
-    "place_shooting_star": {"type", "length", "rotation", "dx", "dy", "mirror"},
-    "skip_card": {"type"},
-    "select_occurrence": {"type", "lines"},
-    "use_power": {"type", "point", "line", "stop"},
-    "decline_power": {"type"},
-    "confirm_turn": {"type"},
-}
-
-
-def pile_of(turn: int) -> int:
-    """R3.1: the pile (1..3) of the ``turn``-th card (1-based)."""
-    return (turn - 1) // TURNS_PER_PILE + 1
+from .scoring import final_result
+from .state import Sheet, pile_of
 
 
 def current_card(state: dict):
@@ -61,16 +50,6 @@ def occurrence_json(keys) -> list:
 
 
 # -- legal moves -------------------------------------------------------------
-
-
-def _placement_move(kind: str, place, length: int | None = None) -> dict:
-    move = {"type": kind}
-    if length is not None:
-        move["length"] = length
-    move.update(rotation=place[2], dx=place[0], dy=place[1])
-    if place[3]:
-        move["mirror"] = True
-    return move
 
 
 #: Placement steps by (drawing, card, pile, mirror option), as item tuples: see
@@ -88,13 +67,13 @@ def _placement_steps(state: dict, player: dict, rules: dict) -> list[dict]:
         for place in placements(card.shape, rules["allow_mirror"]):
             a, b = place[4]
             if a in ok and b in ok:
-                moves.append(_placement_move("place_card", place))
+                moves.append(placement_move("place_card", place))
     else:
         ok = sheet.legal_segments()
         for length, (shape, head) in sorted(CONTENT.shooting_shapes.items()):
             for place in placements(shape, rules["allow_mirror"], head):
                 if all(k in ok for k in place[4]):
-                    moves.append(_placement_move("place_shooting_star", place, length))
+                    moves.append(placement_move("place_shooting_star", place, length))
     moves.append({"type": "skip_card"})
     return moves
 
@@ -135,20 +114,11 @@ def legal_steps(state: dict, seat: int) -> list[dict]:
 # -- deciding one step -------------------------------------------------------
 
 
-def _int(move: dict, key: str, lo: int, hi: int, code: str) -> int:
-    value = move.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalMove("malformed-move", f"'{key}' must be an integer.")
-    if not lo <= value <= hi:
-        raise IllegalMove(code, f"'{key}' must be between {lo} and {hi}.")
-    return value
-
-
 def _placement(state: dict, move: dict, shape: tuple, head=None):
     """Validate rotation/dx/dy/mirror; return the canonical placement entry."""
-    rotation = _int(move, "rotation", 0, 3, "bad-rotation")
-    dx = _int(move, "dx", -100, 100, "off-sheet")
-    dy = _int(move, "dy", -100, 100, "off-sheet")
+    rotation = integer(move, "rotation", 0, 3, "bad-rotation")
+    dx = integer(move, "dx", -100, 100, "off-sheet")
+    dy = integer(move, "dy", -100, 100, "off-sheet")
     mirror = move.get("mirror", False)
     if not isinstance(mirror, bool):
         raise IllegalMove("malformed-move", "'mirror' must be a boolean.")
@@ -202,7 +172,7 @@ def _place_card(state, seat, player, move):
 def _place_shooting_star(state, seat, player, move):
     card = current_card(state)
     _must_draw(player, card, "shooting_star")
-    length = _int(move, "length", 1, 3, "bad-length")
+    length = integer(move, "length", 1, 3, "bad-length")
     shape, head = CONTENT.shooting_shapes[length]
     place = _placement(state, move, shape, head)
     sheet = Sheet(player, pile_of(state["turn"]))
@@ -255,15 +225,6 @@ def _select_occurrence(state, seat, player, move):
     return [{"type": "occurrence_selected", "seat": seat, "occurrence": occurrence_json(keys)}]
 
 
-def _point(move: dict) -> int:
-    if "point" not in move:
-        raise IllegalMove("missing-target", "Give the 'point' the power targets.")
-    p = point_from_json(move["point"])
-    if p is None:
-        raise IllegalMove("malformed-move", "'point' must be [x, y] on the sheet.")
-    return p
-
-
 def _use_power(state, seat, player, move):
     _resolving(player, allow_new_star=True)
     rules = state["rules"]
@@ -276,7 +237,7 @@ def _use_power(state, seat, player, move):
             return [{**event, "stop": True, "pending": [occurrence_json(o) for o in player["pending"]]}]
         if "line" in move:
             raise IllegalMove("malformed-move", "New Stars targets a 'point'.")
-        p = _point(move)
+        p = target_point(move)
         if p not in new_star_targets(sheet):
             raise IllegalMove("illegal-target", "No new star may be placed there (R6.7).")
         return [{**event, "point": xy(p), "pending": [occurrence_json(o) for o in player["pending"]]}]
@@ -298,7 +259,7 @@ def _use_power(state, seat, player, move):
     else:
         if "line" in move:
             raise IllegalMove("missing-target", "This power targets a 'point'.")
-        target = _point(move)
+        target = target_point(move)
         if not target_ok(sheet, rules, occurrence, target):
             raise IllegalMove("illegal-target", f"The {kind.replace('_', ' ')} cannot go there.")
     after = apply_target(player, kind, target)
@@ -361,15 +322,63 @@ HANDLERS = {
 
 
 def decide_step(state: dict, seat: int, move: dict) -> list[dict]:
-    """Validate one step of ``seat`` and return its events (the turn end is added by the game)."""
-    kind = move.get("type")
-    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise IllegalMove("unknown-move", "Unknown step type.")
-    extra = set(move) - MOVE_KEYS[kind]
-    if extra:
-        raise IllegalMove("malformed-move", f"Unexpected keys: {', '.join(sorted(map(str, extra)))}.")
+    """Validate one step of ``seat`` and return its events (without the turn's end)."""
+    kind = move_type(move)
     player = state["players"][seat]
     if player["confirmed"]:
         raise IllegalMove("already-confirmed", "You have already confirmed this turn.")
-    return handler(state, seat, player, move)
+    return HANDLERS[kind](state, seat, player, move)
+
+
+# -- the turn ----------------------------------------------------------------
+
+
+def active_seats(state: dict) -> list[int]:
+    """R2.2: every seat that has not confirmed the turn yet."""
+    if state["result"] is not None:
+        return []
+    return [s for s, p in enumerate(state["players"]) if not p["confirmed"]]
+
+
+def legal_moves(state: dict, seat) -> list[dict]:
+    """``seat``'s legal steps now (none once it confirmed or the night is over)."""
+    if state["result"] is not None or not isinstance(seat, int) or not 0 <= seat < state["n"]:
+        return []
+    if state["players"][seat]["confirmed"]:
+        return []
+    return legal_steps(state, seat)
+
+
+def decide(state: dict, seat, move) -> list[dict]:
+    """Validate ``move`` of ``seat``; its events, with the turn's end after the last confirm."""
+    if state["result"] is not None:
+        raise IllegalMove("match-over", "The night is over.")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["n"]:
+        raise IllegalMove("no-such-seat", "There is no such seat.")
+    if not isinstance(move, dict):
+        raise IllegalMove("malformed-move", "A move is a JSON object.")
+    events = decide_step(state, seat, move)
+    if move["type"] == "confirm_turn" and all(
+        p["confirmed"] for s, p in enumerate(state["players"]) if s != seat
+    ):
+        events += end_turn(state)
+    return events
+
+
+def end_turn(state: dict) -> list[dict]:
+    """R2.3: every seat has confirmed -- publish the turn, then reveal or score."""
+    turn = state["turn"]
+    events = [{"type": "turn_revealed", "turn": turn, "drawings": [list(p["log"]) for p in state["players"]]}]
+    if turn < TURNS:
+        events.append(
+            {
+                "type": "card_revealed",
+                "turn": turn + 1,
+                "pile": pile_of(turn + 1),
+                "card": state["deck"][turn],
+                "reveal": True,
+            }
+        )
+    else:
+        events.append({"type": "game_ended", **final_result(state)})
+    return events

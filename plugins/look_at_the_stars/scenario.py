@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from gameroom.plugin_api import Rng
 
-from .fold import evolve, public_scores
+from .evolve import evolve
 from .game import LookAtTheStars
 from .geometry import line_json, line_key, pt
 from .powers import detect
-from .scoring import score_sheet
+from .scoring import public_scores, score_sheet
 
 GAME = LookAtTheStars()
 
