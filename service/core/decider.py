@@ -6,6 +6,10 @@ A match's stream holds *entries*, one per accepted command::
      "events": [...], "drew": false, "reveal": false,
      "rules_version": 1, "time": 1764445000.0}
 
+A move entry may also carry ``"sealed": [{"move", "events", "time"}, ...]``:
+its seat's sealed steps (``Game.sealed_steps``), kept in the seat's draft
+until this move, folded before the entry's own events.
+
 ``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
 slug), ``move`` (a seat's command and the events it produced) or ``undo``
 (a compensating entry that returns the match to the state at ``target``, or,
@@ -17,7 +21,7 @@ Folding only ever calls ``evolve``; it never validates and never draws.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import Conflict, NotYourTurn, RuleViolation
 from ..plugin_api import Game, IllegalMove
@@ -198,11 +202,41 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
 def fold_events(game: Game, state, entry: dict, written_under: int):
     """``state`` with ``entry``'s events folded in (upcast from ``written_under``)."""
     current = game.info.rules_version
-    for event in entry["events"]:
+    for event in sealed_events(entry) + list(entry["events"]):
         if written_under != current:
             event = game.upcast(event, written_under)
         state = game.evolve(state, event)
     return state
+
+
+def sealed_events(entry: dict) -> list:
+    """The events of the sealed steps ``entry`` carries, in order (none for most entries)."""
+    return [e for step in entry.get("sealed") or () for e in step["events"]]
+
+
+def with_steps(game: Game, folded: Folded, steps: Iterable[dict]) -> Folded:
+    """``folded`` with the events of draft ``steps`` folded into its state (same version):
+    the match as the seat whose draft they are sees it."""
+    state = folded.state
+    for step in steps:
+        for event in step["events"]:
+            state = game.evolve(state, event)
+    return replace(folded, state=state)
+
+
+def barrier(folded: Folded) -> int:
+    """The version of the last barrier (a draw, a reveal, a lifecycle entry): the base of drafts."""
+    return folded.checkpoints[0][0] if folded.checkpoints else folded.version
+
+
+def sealable(game: Game, folded: Folded, seat: int, entry: dict) -> bool:
+    """Whether the step ``entry`` (as :func:`decide` built it on ``folded``) goes to ``seat``'s draft."""
+    return (
+        not entry["drew"]
+        and not entry["reveal"]
+        and not any(game.confirms(e) for e in entry["events"])
+        and bool(game.sealed_steps(folded.state, seat))
+    )
 
 
 def fold(game: Game, entries: Iterable[dict], start: Folded | None = None) -> Folded:

@@ -193,19 +193,33 @@ def play_turn(
                 "job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game
             )
             extra = {**extra, level: random_policy}
-    view = game.view(state, seat)
-    legal = game.legal_moves(state, seat)
-    started = time.monotonic()
-    rng = ai_rng(matches.seeding.ai_seed(key))
-    move = choose_move(game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget)
-    thought = time.monotonic() - started
-    try:
-        result = matches.submit(
-            match_id, seat, move, expected_version=version, idempotency_key=key, actor=actor
+    # A sealed step (``Game.sealed_steps``) goes to the seat's draft and appends nothing, so no
+    # new job would follow it: the job plays on, from its own view with its draft, until a step
+    # reaches the log (its confirm). Each step's key is the job's and its place in the draft,
+    # so a retried job replays what it did and goes on from where it was.
+    mine = matches.with_draft(loaded, seat)
+    thought = 0.0
+    for _step in range(max(game.info.max_steps or 0, 1)):
+        state = mine.seen.state
+        view = game.view(state, seat)
+        legal = game.legal_moves(state, seat)
+        step_key = f"{key}:{len(mine.draft)}" if mine.draft else key
+        started = time.monotonic()
+        rng = ai_rng(matches.seeding.ai_seed(step_key))
+        move = choose_move(
+            game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget
         )
-    except GameroomError as exc:
-        log.info("job %s: not applied (%s)", job_id, exc.code)
-        return {"status": "rejected", "code": exc.code, "seconds": thought}
+        thought += time.monotonic() - started
+        try:
+            result = matches.submit(
+                match_id, seat, move, expected_version=version, idempotency_key=step_key, actor=actor
+            )
+        except GameroomError as exc:
+            log.info("job %s: not applied (%s)", job_id, exc.code)
+            return {"status": "rejected", "code": exc.code, "seconds": thought}
+        if not result.sealed:
+            break
+        mine = result.loaded
     log.info(
         "job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version
     )
