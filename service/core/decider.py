@@ -65,6 +65,9 @@ class Folded:
     movers: frozenset = frozenset()
     #: clocks, takeovers and resignations (:mod:`gameroom.core.lifecycle`); None when there are none
     lifecycle: dict | None = None
+    #: the version of the last entry that changed what is hidden (the setup, a draw, a reveal):
+    #: the base of seats' drafts, which lifecycle entries (no game events) leave valid
+    revealed: int = 0
 
     def to_snapshot(self) -> dict:
         return {
@@ -76,6 +79,7 @@ class Folded:
             "checkpoints": [list(c) for c in self.checkpoints],
             "undone": sorted(self.undone),
             "movers": sorted(self.movers),
+            "revealed": self.revealed,
         }
 
     @classmethod
@@ -90,6 +94,8 @@ class Folded:
             undone=set(data["undone"]),
             movers=frozenset(data.get("movers", ())),
             lifecycle=data.get("lifecycle"),
+            # a snapshot written before the field: its last barrier (drafts from before it are stale)
+            revealed=data.get("revealed", data["checkpoints"][0][0] if data["checkpoints"] else 0),
         )
 
 
@@ -157,6 +163,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             checkpoints=keep + [c for c in later if c[0] in keeps],
             undone=folded.undone | cancelled,
             movers=folded.movers,
+            revealed=folded.revealed,
         )
     if kind == LIFECYCLE:  # no game events; nothing is undone across a takeover or a resignation
         return Folded(
@@ -167,6 +174,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             checkpoints=[(version, entry.get("seat"), BASE)],
             undone=folded.undone,
             movers=folded.movers,
+            revealed=folded.revealed,
         )
     # Each entry records the rules version of the code that decided it; events
     # written under an older version are upcast to the current one on the way in.
@@ -196,6 +204,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         checkpoints=checkpoints,
         undone=folded.undone,
         movers=folded.movers | {entry["seat"]} if kind == MOVE else folded.movers,
+        revealed=version if barrier else folded.revealed,
     )
 
 
@@ -225,8 +234,9 @@ def with_steps(game: Game, folded: Folded, steps: Iterable[dict]) -> Folded:
 
 
 def barrier(folded: Folded) -> int:
-    """The version of the last barrier (a draw, a reveal, a lifecycle entry): the base of drafts."""
-    return folded.checkpoints[0][0] if folded.checkpoints else folded.version
+    """The base of seats' drafts: the version of the last setup, draw or reveal. Lifecycle
+    entries (clocks, takeovers) carry no game events, so a draft stays valid across them."""
+    return folded.revealed
 
 
 def sealable(game: Game, folded: Folded, seat: int, entry: dict) -> bool:

@@ -209,3 +209,31 @@ def test_R2_3_an_exported_undo_of_a_confirmed_step_is_refused_on_import(plain_ma
     ]
     with pytest.raises(TamperedLog, match="confirmed"):
         verify_log(game, forged, 2, record.options, schedule)
+
+
+def test_R2_3_a_seats_sealed_steps_outlast_another_seat_leaving_and_an_ai_goes_on_from_a_draft(
+    plain_matches,
+):
+    """A lifecycle entry (a seat left to an AI) carries no game events: the other seats keep
+    their sealed steps and may still undo them; the AI that takes a seat over goes on from
+    that seat's draft, from its own view."""
+    from gameroom.lifecycle import Lifecycle
+    from gameroom.workers import jobs
+
+    history = History(plain_matches)
+    loaded, tokens = plain_matches.create(SLUG, [{"name": f"P{i}"} for i in range(3)], None, seed="r23-leave")
+    match_id = loaded.record.id
+    start = sheet(plain_matches, match_id, 0)
+    drawing_step(plain_matches, match_id, 0)
+    drawn = sheet(plain_matches, match_id, 0)
+    human_step = drawing_step(plain_matches, match_id, 1).entry["move"]
+    Lifecycle(plain_matches).leave(match_id, 1, tokens[1], "random")
+    assert plain_matches.store.version(match_id) == 2
+    assert sheet(plain_matches, match_id, 0) == drawn  # seat 0's draft is still there
+    assert history.undo(match_id, 0) == ("applied", None)
+    assert sheet(plain_matches, match_id, 0) == start
+    result = jobs.play_turn(plain_matches, match_id, 2, 1, "job-after-leave")
+    assert result["status"] == "applied" and result["version"] == 3
+    [entry] = plain_matches.store.read(match_id, 2)
+    assert entry["seat"] == 1 and entry["move"] == CONFIRM and entry["actor"] == "ai:random"
+    assert entry["sealed"][0]["move"] == human_step and "actor" not in entry["sealed"][0]
