@@ -591,8 +591,11 @@ class Matches:
                     loaded = None
                     continue
             draft = None
-            if loaded.draft:  # this step ends the seat's draft: one entry carries both
-                entry["sealed"] = list(loaded.draft)
+            if has_drafts(game):
+                # This step ends the seat's draft: one entry carries both. Checked in the append
+                # even when empty, so that a sealed step racing this one is never left behind.
+                if loaded.draft:
+                    entry["sealed"] = list(loaded.draft)
                 draft = DraftFlush(seat, decider.barrier(folded), len(loaded.draft))
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
             status = status_of(record, game, new.folded.state, new.folded)
