@@ -175,7 +175,12 @@ def play(server, b_moves: list) -> dict:
             match.undo(1)
         else:
             assert match.move(1, step)["version"] == 1  # a sealed step: the log did not move
-    out = {"b_view": match.state(1)["view"]}
+    b_state = match.state(1)
+    out = {
+        "b_view": b_state["view"],
+        "b_sealed": b_state.get("sealed_steps"),
+        "b_version": b_state["version"],
+    }
     out["drafting"] = {v: normalised(match.observe(v), match.id) for v in (0, None)}
     match.move(1, CONFIRM)
     out["confirmed"] = {v: normalised(match.observe(v), match.id) for v in (0, None)}
@@ -195,7 +200,8 @@ def test_H2_others_and_spectators_cannot_tell_one_sealed_step_from_five_until_th
     short = play(reproducible, [SKIP])
     # five sealed steps, two undone on the way: B's draft holds three at its confirm
     long = play(reproducible, [path[0], path[1], "undo", path[1], "undo", path[1], path[2]])
-    assert long["b_view"] != short["b_view"]  # B itself sees its own steps
+    assert long["b_view"] != short["b_view"]  # B itself sees its own steps, and counts them
+    assert (short["b_sealed"], long["b_sealed"], short["b_version"], long["b_version"]) == (1, 3, 1, 1)
     for phase in ("drafting", "confirmed"):
         for viewer in (0, None):
             one, five = short[phase][viewer], long[phase][viewer]
