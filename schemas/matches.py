@@ -169,6 +169,14 @@ class StateSchema(Schema):
             "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"
         },
     )
+    sealed_steps = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata={
+            "description": "shown to the caller's seat only: how many of its own steps wait sealed until it "
+            "confirms (a game's simultaneous phase); they are in its view but not in the log, so "
+            "`version` does not count them"
+        },
+    )
 
 
 class MatchCreatedSchema(Schema):

@@ -42,6 +42,7 @@ from .errors import (
     VersionConflict,
 )
 from .eventstore import EventStore
+from .eventstore.drafts import DraftFlush
 from .eventstore.records import MatchRecords
 from .plugin_api import IllegalMove
 from .registry import Registry
@@ -52,11 +53,23 @@ log = logging.getLogger(__name__)
 @dataclass
 class Loaded:
     record: MatchRecord
+    #: the match as its log folds (what everyone may be shown, redacted)
     folded: Folded
+    #: the caller's seat's sealed steps not yet in the log (see :mod:`gameroom.eventstore.drafts`)
+    draft: tuple = ()
+    #: ``folded`` with ``draft`` folded in (None: no draft)
+    own: Folded | None = None
+    #: whether ``draft`` was read for the caller's seat (see ``Matches.with_draft``)
+    drafted: bool = False
 
     @property
     def version(self) -> int:
         return self.folded.version
+
+    @property
+    def seen(self) -> Folded:
+        """The match as the caller's seat sees it: the log with its own draft steps."""
+        return self.own if self.own is not None else self.folded
 
 
 @dataclass
@@ -65,6 +78,13 @@ class MoveResult:
     entry: dict
     loaded: Loaded
     duplicate: bool = False
+    #: the move went to the seat's draft: nothing was appended (``version`` is unchanged)
+    sealed: bool = False
+
+
+def has_drafts(game) -> bool:
+    """Whether ``game`` may keep steps in drafts (it implements ``Game.sealed_steps``)."""
+    return getattr(type(game).sealed_steps, "__qualname__", "").split(".")[0] != "Game"
 
 
 def request_fingerprint(move: dict, expected_version: int | None) -> str:
@@ -344,7 +364,7 @@ class Matches:
         if not fresh and start is not None and record is not None and not need_seat:
             if start.lifecycle is not None and lifecycle.revoked(start, token_hash or ""):
                 return Loaded(record, start), None, False
-            return Loaded(record, start), seat, True
+            return self.with_draft(Loaded(record, start), seat), seat, True
         if record is not None and not need_seat and start is not None:
             entries = self.store.read(match_id, start.version)
         else:
@@ -376,7 +396,24 @@ class Matches:
             and lifecycle.revoked(loaded.folded, token_hash)
         ):
             return loaded, None, False  # the seat was left: its old token no longer acts for it
-        return loaded, seat, token is None or seat is not None
+        return self.with_draft(loaded, seat), seat, token is None or seat is not None
+
+    def with_draft(self, loaded: Loaded, seat: int | None) -> Loaded:
+        """``loaded`` as ``seat`` sees it: with its draft (its sealed steps not yet in the log).
+
+        Only ``seat``'s token reaches its draft; spectators and other seats get the log alone.
+        """
+        bare = Loaded(loaded.record, loaded.folded, drafted=True)
+        if seat is None or loaded.record.read_only:
+            return bare
+        game = self.game(loaded.record)
+        if not has_drafts(game) or lifecycle.outcome(game, loaded.folded) is not None:
+            return bare
+        steps = self.store.draft(loaded.record.id, seat).current(decider.barrier(loaded.folded))
+        if not steps:
+            return bare
+        own = decider.with_steps(game, loaded.folded, steps)
+        return Loaded(loaded.record, loaded.folded, tuple(steps), own, drafted=True)
 
     def load(self, match_id: str, version: int | None = None) -> Loaded:
         """The match folded to ``version`` (default: its latest)."""
@@ -464,9 +501,9 @@ class Matches:
                 match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind, token
             )
         fingerprint = request_fingerprint(move, expected_version)
-        prior = self.records.idempotent(match_id, key)
-        if prior is not None:
-            return self._replayed(match_id, *prior, fingerprint)
+        replay = self._prior(match_id, seat, key, fingerprint, loaded)
+        if replay is not None:
+            return replay
         try:
             return self._submit(
                 match_id, seat, move, expected_version, key, fingerprint, actor, loaded, maybe_behind, token
@@ -476,10 +513,33 @@ class Matches:
             # original made (its move no longer legal, a stale version, a busy match): the
             # original's append wrote the key atomically with its entry, so look again and
             # answer with the original's result rather than refuse a move that was applied.
-            prior = self.records.idempotent(match_id, key)
-            if prior is None:
+            replay = self._prior(match_id, seat, key, fingerprint, None)
+            if replay is None:
                 raise
+            return replay
+
+    def _prior(
+        self, match_id: str, seat: int, key: str, fingerprint: str, loaded: Loaded | None
+    ) -> MoveResult | None:
+        """The replay of the request that first used idempotency ``key``, from the log or from
+        ``seat``'s draft; None when the key is new."""
+        prior = self.records.idempotent(match_id, key)
+        if prior is not None:
             return self._replayed(match_id, *prior, fingerprint)
+        record = loaded.record if loaded is not None else self.records.get(match_id)
+        if record is None or not has_drafts(self.game(record)) or not isinstance(seat, int):
+            return None
+        draft = self.store.draft(match_id, seat)
+        if key not in draft.keys:
+            return None
+        mine = self.with_draft(self.load(match_id), seat)
+        number, stored = draft.keys[key]
+        if draft.base != decider.barrier(mine.folded) or number > len(mine.draft):
+            return None  # a stale draft's step: it no longer counts
+        self._check_fingerprint(stored, fingerprint)
+        step = mine.draft[number - 1]
+        entry = {"kind": "move", "seat": seat, "move": step["move"], "events": step["events"]}
+        return MoveResult(mine.version, entry | {"version": mine.version}, mine, duplicate=True, sealed=True)
 
     def _submit(
         self, match_id, seat, move, expected_version, key, fingerprint, actor, loaded, maybe_behind, token
@@ -489,9 +549,10 @@ class Matches:
         fresh = loaded is None or not maybe_behind
         if not fresh and expected_version is not None and expected_version != loaded.version:
             loaded = None
+        fresh_draft = loaded is not None and loaded.drafted  # the draft was read with ``loaded``
         for _attempt in range(self.append_retries):
             if loaded is None:
-                loaded, fresh = self.load(match_id), True
+                loaded, fresh, fresh_draft = self.load(match_id), True, False
             record, folded = loaded.record, loaded.folded
             if record.read_only:
                 raise Conflict("This match is a read-only import.", code="read-only")
@@ -512,7 +573,9 @@ class Matches:
                     raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")
                 if expected_version is not None and expected_version != folded.version:
                     self._check_not_stale(loaded, seat, expected_version)
-                entry = decider.decide(game, folded, seat, move, record.seed)
+                if not fresh_draft:
+                    loaded, fresh_draft = self.with_draft(loaded, seat), True
+                entry = decider.decide(game, loaded.seen, seat, move, record.seed)
             except GameroomError:
                 if fresh:
                     raise
@@ -521,6 +584,19 @@ class Matches:
             entry["time"] = self.clock()
             if actor:
                 entry["actor"] = actor
+            if has_drafts(game) and decider.sealable(game, loaded.seen, seat, entry):
+                try:
+                    return self._seal(loaded, seat, entry, key, fingerprint)
+                except VersionConflict:
+                    loaded = None
+                    continue
+            draft = None
+            if has_drafts(game):
+                # This step ends the seat's draft: one entry carries both. Checked in the append
+                # even when empty, so that a sealed step racing this one is never left behind.
+                if loaded.draft:
+                    entry["sealed"] = list(loaded.draft)
+                draft = DraftFlush(seat, decider.barrier(folded), len(loaded.draft))
             new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
             status = status_of(record, game, new.folded.state, new.folded)
             try:
@@ -532,6 +608,7 @@ class Matches:
                     status=status,
                     fingerprint=fingerprint,
                     ai_seats=self.ai_to_move(record, game, new.folded),
+                    draft=draft,
                 )
             except VersionConflict:
                 loaded = None
@@ -543,6 +620,43 @@ class Matches:
             self._after(new, entry, progress_saved=True)
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
+
+    def _seal(self, loaded: Loaded, seat: int, entry: dict, key, fingerprint) -> MoveResult:
+        """Keep the sealed step ``entry`` in ``seat``'s draft: nothing is appended, no one else
+        learns of it (see :mod:`gameroom.eventstore.drafts`); VersionConflict if the match or
+        the draft moved since ``loaded``."""
+        step = {k: entry[k] for k in ("move", "events", "time", "actor") if k in entry}
+        record, folded = loaded.record, loaded.folded
+        result = self.store.push_draft(
+            record.id,
+            seat,
+            step,
+            folded.version,
+            decider.barrier(folded),
+            len(loaded.draft),
+            key,
+            fingerprint,
+        )
+        if result.duplicate:
+            if result.version is not None:
+                return self._replayed(record.id, result.version, result.fingerprint, fingerprint)
+            replay = self._prior(record.id, seat, key, fingerprint, loaded)
+            if replay is not None:
+                return replay
+            raise Conflict("The match is too busy; try again.", code="busy")
+        game = self.game(record)
+        own = decider.with_steps(game, loaded.seen, [step])
+        mine = Loaded(record, folded, loaded.draft + (step,), own, drafted=True)
+        log.debug("match %s: seat %d sealed step %d", record.id, seat, result.count)
+        return MoveResult(folded.version, entry | {"version": folded.version}, mine, sealed=True)
+
+    def undo_draft(self, loaded: Loaded, seat: int, steps: int) -> Loaded:
+        """Drop ``seat``'s last ``steps`` draft steps (its own undo; nothing is appended).
+
+        ``loaded`` comes from :meth:`with_draft`; VersionConflict if the draft changed since.
+        """
+        self.store.pop_draft(loaded.record.id, seat, decider.barrier(loaded.folded), len(loaded.draft), steps)
+        return self.with_draft(loaded, seat)
 
     def append(self, loaded: Loaded, entry: dict) -> Loaded:
         """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved."""
@@ -582,14 +696,18 @@ class Matches:
     ) -> MoveResult:
         """The result of the append that first used an idempotency key; refused when
         the key is reused for a different request (``stored`` is that request's fingerprint)."""
+        self._check_fingerprint(stored, fingerprint)
+        entry = self.store.entry(match_id, version)
+        return MoveResult(version, entry, self.load(match_id), duplicate=True)
+
+    @staticmethod
+    def _check_fingerprint(stored: str | None, fingerprint: str | None) -> None:
         if stored is not None and fingerprint is not None and stored != fingerprint:
             raise ValidationFailed(
                 "This Idempotency-Key was already used for a different request; "
                 "use a new key for a new move.",
                 code="idempotency-key-reused",
             )
-        entry = self.store.entry(match_id, version)
-        return MoveResult(version, entry, self.load(match_id), duplicate=True)
 
     def _after(self, loaded: Loaded, entry: dict | None, progress_saved: bool = False) -> None:
         faults.point("after-append")  # crash tests: the entry is stored, no AI job enqueued yet

@@ -8,12 +8,22 @@ from __future__ import annotations
 import logging
 import secrets
 
-from .application import Loaded, Matches
+from .application import Loaded, Matches, has_drafts
 from .core import decider, lifecycle
 from .core.decider import CONFIRMS, Folded
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.rng import seed_at
-from .core.undo import APPLY, UndoPlan, has_base, plan_undo, selective_keeps, state_after, undo_entry
+from .core.undo import (
+    APPLY,
+    UndoConfirmed,
+    UndoPlan,
+    UndoRefused,
+    has_base,
+    plan_undo,
+    selective_keeps,
+    state_after,
+    undo_entry,
+)
 from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
 from .plugin_api import IllegalMove
 
@@ -34,10 +44,18 @@ class History:
 
     # -- undo ------------------------------------------------------------
 
-    def undo(self, match_id: str, seat: int, steps: int = 1) -> tuple[str, dict]:
+    def undo(self, match_id: str, seat: int, steps: int = 1) -> tuple[str, dict | None]:
         """Undo ``seat``'s last ``steps`` steps: ``("applied", entry)`` or ``("requested", request)``."""
         loaded = self.matches.load(match_id)
         self._playable(loaded)
+        mine = self.matches.with_draft(loaded, seat)
+        if mine.draft:
+            return "applied", self._undo_draft(mine, seat, steps)
+        own = [c for c in loaded.folded.checkpoints[1:] if c[1] == seat]
+        if own and own[-1][2] & CONFIRMS and has_drafts(self.matches.game(loaded.record)):
+            # The entry that confirmed holds all of the seat's sealed steps before it: however
+            # many steps are asked for, they are confirmed ones.
+            raise UndoConfirmed("You confirmed these steps: they can no longer be undone.")
         plan = plan_undo(loaded.folded, seat, steps)
         # Every other human seat votes; AI seats (also a person's seat an AI plays now) never block an undo.
         voters = sorted(
@@ -62,6 +80,23 @@ class History:
             "match %s: seat %d asks to undo to v%d (request %s)", match_id, seat, plan.target, request["id"]
         )
         return "requested", request
+
+    def _undo_draft(self, mine: Loaded, seat: int, steps: int) -> None:
+        """Undo steps of ``seat``'s draft (its sealed steps): they were never in the log, so
+        nothing is appended and no one else learns of it. Steps before the draft are behind
+        the last barrier (the draft starts there): they cannot be undone."""
+        if steps < 1:
+            raise Conflict("Undo at least one step.", code="bad-undo-steps")
+        if steps > len(mine.draft):
+            raise UndoRefused(
+                f"Only {len(mine.draft)} of your last steps can be undone: the one before is behind a "
+                "random draw or a reveal, or there is none."
+            )
+        try:
+            self.matches.undo_draft(mine, seat, steps)
+        except VersionConflict:
+            raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
+        log.info("match %s: seat %d undid %d sealed step(s)", mine.record.id, seat, steps)
 
     def _apply(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
         target_state = self._state_after(loaded, plan)
@@ -292,6 +327,27 @@ def _check_lifecycle(game, folded: Folded, entry: dict, num_seats: int, version:
     return {**entry, "num_seats": num_seats}
 
 
+def _sealed_steps(game, folded: Folded, entry: dict, seed: str, version: int, bad) -> list[dict]:
+    """The sealed steps a move entry carries, each re-decided on the state the ones before made:
+    steps its seat could keep in a draft (no draw, no reveal, no confirm), with the events
+    they produce."""
+    sealed = entry.get("sealed") or []
+    if not isinstance(sealed, list):
+        bad(version, "its sealed steps are not a list")
+    seen, steps = folded, []
+    for step in sealed:
+        if not isinstance(step, dict):
+            bad(version, "a sealed step is not an object")
+        decided = decider.decide(game, seen, entry.get("seat"), step.get("move"), seed)
+        if decided["events"] != step.get("events"):
+            bad(version, "a sealed step's events are not what its move produces")
+        if not decider.sealable(game, seen, entry.get("seat"), decided):
+            bad(version, "a step is sealed that the game does not keep sealed")
+        steps.append({"move": step.get("move"), "events": decided["events"]})
+        seen = decider.with_steps(game, seen, steps[-1:])
+    return steps
+
+
 def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str | list) -> Folded:
     """Replay ``entries`` by re-deciding every command; raise TamperedLog at the first that differs.
 
@@ -325,11 +381,15 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         kind = entry.get("kind")
         try:
             if kind == "move":
+                sealed = _sealed_steps(game, folded, entry, seed_at(schedule, i), i, bad)
+                seen = decider.with_steps(game, folded, sealed)
                 expected = decider.decide(
-                    game, folded, entry.get("seat"), entry.get("move"), seed_at(schedule, i)
+                    game, seen, entry.get("seat"), entry.get("move"), seed_at(schedule, i)
                 )
                 if expected["events"] != entry.get("events"):
                     bad(i, "its events are not what the move produces")
+                if sealed:
+                    expected["sealed"] = sealed
             elif kind == "undo":
                 # Who consented is not part of the log; what can be checked is that the
                 # undo returns to a state it may return to (never across a draw or reveal),

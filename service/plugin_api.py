@@ -361,6 +361,21 @@ class Game:
         """
         return False
 
+    def sealed_steps(self, state: State, seat: int) -> bool:
+        """Optional. Whether ``seat``'s steps in ``state`` are sealed until it confirms.
+
+        Return ``True`` where the rules keep a seat's unconfirmed steps private
+        (Look at the Stars' H2) and where they are :meth:`independent_steps`. The
+        platform then keeps such a step (one that draws no randomness, reveals
+        nothing and does not :meth:`confirm <confirms>`) out of the log, in the
+        seat's private draft: only that seat sees it (its view, legal moves and
+        undo include it); the other seats and spectators learn nothing of it,
+        not even how many steps there were, until the seat's next step that is
+        not sealed (its confirm), which appends the draft and itself as one
+        entry. Default: ``False`` (every step is an entry of its own).
+        """
+        return False
+
     def confirms(self, event: Event) -> bool:
         """Optional. Whether ``event`` confirms its seat's steps so far ("until you confirm").
 

@@ -44,3 +44,28 @@ def test_a_tampered_golden_log_is_refused_at_its_first_bad_version(plain_matches
     with pytest.raises(TamperedLog) as caught:
         History(plain_matches).import_(doc)
     assert caught.value.extra["version"] == k + 1
+
+
+def test_a_server_written_log_with_sealed_steps_replays_as_a_golden_playthrough(plain_matches, registry):
+    """A Look at the Stars log written through the server carries each seat's sealed steps in
+    its confirming entry; recorded as a golden playthrough it re-decides them too."""
+    game = registry.get("look-at-the-stars")
+    loaded, _ = plain_matches.create(game.info.slug, [{"name": "A"}, {"name": "B"}], None, seed="g-sealed")
+    match_id = loaded.record.id
+    while game.outcome(plain_matches.load(match_id).folded.state) is None:
+        for seat in (0, 1):
+            own = plain_matches.with_draft(plain_matches.load(match_id), seat).seen.state
+            moves = game.legal_moves(own, seat)
+            plain_matches.submit(
+                match_id, seat, next((m for m in moves if m["type"] == "skip_card"), moves[0])
+            )
+            plain_matches.submit(match_id, seat, {"type": "confirm_turn"})
+    entries = plain_matches.store.read(match_id)
+    assert all(len(e.get("sealed", ())) == 1 for e in entries[1:])
+    final = plain_matches.load(match_id).folded.state
+    data = {"game": game.info.slug, "num_seats": 2, "seed": "g-sealed", "entries": entries}
+    golden.check(game, data | {"final_state": final, "outcome": game.outcome(final)})
+    forged = [dict(e) for e in entries]
+    forged[3] = {**forged[3], "sealed": [{**forged[3]["sealed"][0], "events": []}]}
+    with pytest.raises(AssertionError, match="sealed step"):
+        golden.check(game, data | {"entries": forged, "final_state": final, "outcome": game.outcome(final)})

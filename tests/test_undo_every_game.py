@@ -20,6 +20,12 @@ must happen:
   ``undo-crosses-confirm``), as is a request that would cancel another seat's
   confirmed step.
 
+Where the game seals a seat's steps (``sealed_steps``: Look at the Stars), they
+wait in the seat's draft, out of the log, until it confirms: undoing up to as
+many steps as the draft holds drops them (201, nothing appended: ``drafted``),
+more is refused; once the seat's last entry confirmed (it carries the sealed
+steps before it), any undo of its steps is ``undo-crosses-confirm``.
+
 After every applied undo the state equals the game's own fold of every entry
 still in effect (from the setup, from scratch), and folding the whole stream
 from scratch equals the live state at every version.
@@ -30,6 +36,7 @@ from collections import Counter
 
 import pytest
 
+from gameroom.application import has_drafts
 from gameroom.core import decider
 from gameroom.errors import Conflict
 from gameroom.history import History
@@ -48,10 +55,25 @@ def effective_entries(entries):
     return [e for e in entries if e["kind"] != "undo" and e["version"] not in undone]
 
 
-def oracle(game, entries, states, seat, steps):
+def confirms(game, e):
+    return any(game.confirms(ev) for ev in e["events"])
+
+
+def oracle(game, entries, states, seat, steps, draft=None):
     """What undoing ``steps`` of ``seat``'s steps must do, and the versions it cancels,
-    from the raw entries alone (``states[v]``: the state at version ``v``)."""
+    from the raw entries alone (``states[v]``: the state at version ``v``) and, for a
+    game with sealed steps, the length of the seat's ``draft``."""
     effective = effective_entries(entries)
+    if draft:
+        return ("drafted" if steps <= draft else "refused"), ()
+    if draft is not None:  # sealed steps: its last entry since the barrier holds them all
+        for e in reversed(effective):
+            if e["kind"] != "move" or e.get("drew") or e.get("reveal"):
+                break
+            if e["seat"] == seat:
+                if confirms(game, e):
+                    return "confirmed", ()
+                break
     if not any(e["kind"] == "move" and e["seat"] == seat for e in effective):
         return "nothing", ()
     mine, span = 0, []
@@ -66,17 +88,13 @@ def oracle(game, entries, states, seat, steps):
     else:
         return "refused", ()
     span.reverse()
-
-    def confirms(e):
-        return any(game.confirms(ev) for ev in e["events"])
-
-    if any(confirms(e) for e in span if e["seat"] == seat):
+    if any(confirms(game, e) for e in span if e["seat"] == seat):
         return "confirmed", ()
     if all(e["seat"] == seat for e in span):
         return "applied", tuple(e["version"] for e in span)
     if all(game.independent_steps(states[e["version"] - 1], e["seat"]) for e in span):
         return "selective", tuple(e["version"] for e in span if e["seat"] == seat)
-    if any(confirms(e) for e in span):
+    if any(confirms(game, e) for e in span):
         return "confirmed", ()
     return "request", tuple(e["version"] for e in span)
 
@@ -86,7 +104,7 @@ def refold(game, entries, cancelled=()):
     state = None
     for e in effective_entries(entries):
         if e["version"] not in cancelled:
-            for event in e["events"]:
+            for event in decider.sealed_events(e) + e["events"]:
                 state = game.evolve(state, event)
     return state
 
@@ -130,7 +148,9 @@ def test_undo_policy_on_every_game(plain_matches, slug):
             if rnd.random() < 0.25:
                 seat, steps = rnd.randrange(n), rnd.choice([1, 1, 2])
                 before = plain_matches.store.read(match_id)
-                expected, cancels = oracle(game, before, live, seat, steps)
+                mine = plain_matches.with_draft(plain_matches.load(match_id), seat)
+                draft = len(mine.draft) if has_drafts(game) else None
+                expected, cancels = oracle(game, before, live, seat, steps, draft)
                 try:
                     kind, result = history.undo(match_id, seat, steps)
                 except Conflict as exc:
@@ -143,7 +163,14 @@ def test_undo_policy_on_every_game(plain_matches, slug):
                     assert plain_matches.store.version(match_id) == len(before)  # a refusal changes nothing
                     seen[got] += 1
                     continue
-                if kind == "applied":
+                if kind == "applied" and result is None:  # a draft's steps: nothing appended
+                    assert expected == "drafted", (slug, seat, steps, expected)
+                    assert plain_matches.store.version(match_id) == len(before)
+                    now = plain_matches.with_draft(plain_matches.load(match_id), seat)
+                    assert now.draft == mine.draft[:-steps]
+                    assert now.seen.state == decider.with_steps(game, mine.folded, now.draft).state
+                    seen[expected] += 1
+                elif kind == "applied":
                     assert expected in ("applied", "selective"), (slug, seat, steps, expected)
                     assert tuple(result["undoes"]) == cancels
                     assert ("keeps" in result) == (expected == "selective")
@@ -161,7 +188,8 @@ def test_undo_policy_on_every_game(plain_matches, slug):
                 live[plain_matches.load(match_id).version] = plain_matches.load(match_id).folded.state
                 continue
             seat = rnd.choice(active)
-            result = plain_matches.submit(match_id, seat, rnd.choice(game.legal_moves(state, seat)))
+            own = plain_matches.with_draft(loaded, seat).seen.state  # with its draft, if any
+            result = plain_matches.submit(match_id, seat, rnd.choice(game.legal_moves(own, seat)))
             if pending:
                 assert history.request(match_id, pending["id"])["status"] == "withdrawn"
                 seen["request-withdrawn"] += 1
@@ -172,11 +200,12 @@ def test_undo_policy_on_every_game(plain_matches, slug):
         for version in sorted(live):
             assert decider.fold(game, entries[:version]).state == live[version], version
     print(slug, dict(seen))
-    assert seen["applied"] > 0, seen
     if game.info.hidden_information:
         assert seen["refused"] > 0, seen  # draws and reveals are barriers
-    if type(game).independent_steps is not Game.independent_steps:
-        # Look at the Stars: R2.3, each seat undoes its own steps until it confirms
-        assert seen["selective"] > 0 and seen["confirmed"] > 0 and seen["requested"] == 0, seen
+    if has_drafts(game):
+        # Look at the Stars: R2.3, each seat undoes its own (sealed) steps until it confirms
+        assert seen["drafted"] > 0 and seen["confirmed"] > 0 and seen["requested"] == 0, seen
+    elif type(game).independent_steps is not Game.independent_steps:
+        assert seen["applied"] > 0 and seen["selective"] > 0 and seen["confirmed"] > 0, seen
     else:
-        assert seen["selective"] == 0, seen  # every other game keeps the consent flow
+        assert seen["applied"] > 0 and seen["selective"] == 0, seen  # the consent flow

@@ -112,6 +112,11 @@ class LookAtTheStars(Game):
         confirms, whatever the others did in between."""
         return state["result"] is None
 
+    def sealed_steps(self, state, seat):
+        """H2: a seat's unconfirmed steps are visible only to that seat -- and so is how
+        many it took: the platform keeps them out of the log until the seat confirms."""
+        return state["result"] is None
+
     def confirms(self, event):
         """R2.3: "until a player confirms, they may undo any of their own steps"."""
         return event["type"] == "turn_confirmed"

@@ -16,9 +16,9 @@ from .state import TURN_RESET, TURNS_PER_PILE, new_player, pile_of
 
 #: Step events a seat makes during its turn; others only learn that it acted (H2).
 #: Every sealed step looks the same to them (``step_taken``), so views, events and
-#: text do not tell how many steps a seat took. The platform still appends one
-#: entry per step, so the number of entries (versions) before the reveal is
-#: visible; hiding it needs per-viewer versions in the platform (not done here).
+#: text do not tell how many steps a seat took; and the platform keeps the steps
+#: out of the log until the seat confirms (``sealed_steps`` in game.py), so no
+#: version, ETag or stream id counts them either.
 SEALED = {
     "card_placed",
     "shooting_star_placed",

@@ -52,10 +52,11 @@ class Undo(MethodView):
         matches, history = _both()
         seat = caller_seat(matches, match_id, required=True)
         status, result = history.undo(match_id, seat, body["steps"])
-        loaded = matches.load(match_id)
+        loaded = matches.with_draft(matches.load(match_id), seat)
         out = {"status": status, "state": presenters.state(matches, loaded, seat)}
         if status == "applied":
-            out["entry"] = _entry(matches, loaded, result, seat)
+            if result is not None:  # None: the undone steps were in the seat's draft, not the log
+                out["entry"] = _entry(matches, loaded, result, seat)
             return out, 201
         out["request"] = result
         return out, 202

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from flask import current_app, request
 from flask.views import MethodView
 
@@ -16,6 +18,7 @@ from gameroom.schemas import (
     StateSchema,
 )
 
+from .. import jsoncodec
 from ..core import lifecycle
 from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
@@ -28,6 +31,11 @@ blp = Blueprint("play", __name__, url_prefix="/api/matches", description="Playin
 
 def _matches():
     return current_app.extensions["gameroom"]
+
+
+def _digest(draft) -> str:
+    """A short digest of a seat's draft steps (their moves decide their events)."""
+    return hashlib.sha256(jsoncodec.dumps([step["move"] for step in draft])).hexdigest()[:16]
 
 
 @blp.route("/<match_id>/state")
@@ -44,6 +52,7 @@ class State(MethodView):
         """The caller's view (bearer token = seat; none = spectator), now or at ``version``."""
         matches = _matches()
         loaded, seat = caller(matches, match_id)
+        loaded_seat = seat
         if args.get("seat") is not None and args["seat"] != seat:
             if not presenters.is_finished(matches, loaded):
                 raise NotYourSeat("Other seats' views become public when the match is over.")
@@ -51,9 +60,15 @@ class State(MethodView):
                 raise NotFound(f"Match {match_id} has no seat {args['seat']}.", code="no-such-seat")
             seat = args["seat"]
         if args.get("version") is not None:
-            loaded = matches.load(match_id, args["version"])
-        # One ETag per (version, seat): seats see different views of one version.
-        tag = f"v{loaded.version}-s{'x' if seat is None else seat}{'-l' if args.get('include') else ''}"
+            loaded = matches.load(match_id, args["version"])  # the log's: no draft
+        elif seat != loaded_seat:
+            loaded = matches.with_draft(loaded, None)  # another seat's view of a finished match
+        # One ETag per (version, seat): seats see different views of one version; a seat's
+        # own draft steps change its view alone (and only its own ETag tells which they are).
+        draft = f"-d{_digest(loaded.draft)}" if loaded.draft else ""
+        tag = (
+            f"v{loaded.version}-s{'x' if seat is None else seat}{draft}{'-l' if args.get('include') else ''}"
+        )
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers
@@ -83,7 +98,7 @@ class LegalMoves(MethodView):
             and not lifecycle.ended(loaded.folded)
             and not lifecycle.taken_over(loaded.folded, seat)
         ):
-            moves = matches.game(loaded.record).legal_moves(loaded.folded.state, seat)
+            moves = matches.game(loaded.record).legal_moves(loaded.seen.state, seat)
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
 

@@ -54,8 +54,11 @@ def _lifecycle(matches: Matches, loaded: Loaded) -> dict:
 def state(
     matches: Matches, loaded: Loaded, seat: int | None, include: str | None = None, past: bool = False
 ) -> dict:
-    """The caller's state; ``past``: ``loaded`` is an earlier version (clocks as they were then)."""
-    record, folded = loaded.record, loaded.folded
+    """The caller's state; ``past``: ``loaded`` is an earlier version (clocks as they were then).
+
+    The caller's own draft steps (``loaded.draft``) are in it; nobody else's are.
+    """
+    record, folded = loaded.record, loaded.seen
     game = matches.game(record)
     status = status_of(record, game, folded.state, folded)
     out = {
@@ -73,6 +76,8 @@ def state(
         if clock is not None:
             out["clock"] = clock
         out["seat_control"] = lifecycle.seat_status(overlay, record.num_seats)
+    if loaded.draft and not past:
+        out["sealed_steps"] = len(loaded.draft)  # the caller's own: no one else's is ever counted
     if include == "legal_moves":
         playing = (
             seat is not None

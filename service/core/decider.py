@@ -6,6 +6,10 @@ A match's stream holds *entries*, one per accepted command::
      "events": [...], "drew": false, "reveal": false,
      "rules_version": 1, "time": 1764445000.0}
 
+A move entry may also carry ``"sealed": [{"move", "events", "time"}, ...]``:
+its seat's sealed steps (``Game.sealed_steps``), kept in the seat's draft
+until this move, folded before the entry's own events.
+
 ``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
 slug), ``move`` (a seat's command and the events it produced) or ``undo``
 (a compensating entry that returns the match to the state at ``target``, or,
@@ -17,7 +21,7 @@ Folding only ever calls ``evolve``; it never validates and never draws.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import Conflict, NotYourTurn, RuleViolation
 from ..plugin_api import Game, IllegalMove
@@ -61,6 +65,9 @@ class Folded:
     movers: frozenset = frozenset()
     #: clocks, takeovers and resignations (:mod:`gameroom.core.lifecycle`); None when there are none
     lifecycle: dict | None = None
+    #: the version of the last entry that changed what is hidden (the setup, a draw, a reveal):
+    #: the base of seats' drafts, which lifecycle entries (no game events) leave valid
+    revealed: int = 0
 
     def to_snapshot(self) -> dict:
         return {
@@ -72,6 +79,7 @@ class Folded:
             "checkpoints": [list(c) for c in self.checkpoints],
             "undone": sorted(self.undone),
             "movers": sorted(self.movers),
+            "revealed": self.revealed,
         }
 
     @classmethod
@@ -86,6 +94,8 @@ class Folded:
             undone=set(data["undone"]),
             movers=frozenset(data.get("movers", ())),
             lifecycle=data.get("lifecycle"),
+            # a snapshot written before the field: its last barrier (drafts from before it are stale)
+            revealed=data.get("revealed", data["checkpoints"][0][0] if data["checkpoints"] else 0),
         )
 
 
@@ -153,6 +163,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             checkpoints=keep + [c for c in later if c[0] in keeps],
             undone=folded.undone | cancelled,
             movers=folded.movers,
+            revealed=folded.revealed,
         )
     if kind == LIFECYCLE:  # no game events; nothing is undone across a takeover or a resignation
         return Folded(
@@ -163,6 +174,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             checkpoints=[(version, entry.get("seat"), BASE)],
             undone=folded.undone,
             movers=folded.movers,
+            revealed=folded.revealed,
         )
     # Each entry records the rules version of the code that decided it; events
     # written under an older version are upcast to the current one on the way in.
@@ -192,17 +204,49 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         checkpoints=checkpoints,
         undone=folded.undone,
         movers=folded.movers | {entry["seat"]} if kind == MOVE else folded.movers,
+        revealed=version if barrier else folded.revealed,
     )
 
 
 def fold_events(game: Game, state, entry: dict, written_under: int):
     """``state`` with ``entry``'s events folded in (upcast from ``written_under``)."""
     current = game.info.rules_version
-    for event in entry["events"]:
+    for event in sealed_events(entry) + list(entry["events"]):
         if written_under != current:
             event = game.upcast(event, written_under)
         state = game.evolve(state, event)
     return state
+
+
+def sealed_events(entry: dict) -> list:
+    """The events of the sealed steps ``entry`` carries, in order (none for most entries)."""
+    return [e for step in entry.get("sealed") or () for e in step["events"]]
+
+
+def with_steps(game: Game, folded: Folded, steps: Iterable[dict]) -> Folded:
+    """``folded`` with the events of draft ``steps`` folded into its state (same version):
+    the match as the seat whose draft they are sees it."""
+    state = folded.state
+    for step in steps:
+        for event in step["events"]:
+            state = game.evolve(state, event)
+    return replace(folded, state=state)
+
+
+def barrier(folded: Folded) -> int:
+    """The base of seats' drafts: the version of the last setup, draw or reveal. Lifecycle
+    entries (clocks, takeovers) carry no game events, so a draft stays valid across them."""
+    return folded.revealed
+
+
+def sealable(game: Game, folded: Folded, seat: int, entry: dict) -> bool:
+    """Whether the step ``entry`` (as :func:`decide` built it on ``folded``) goes to ``seat``'s draft."""
+    return (
+        not entry["drew"]
+        and not entry["reveal"]
+        and not any(game.confirms(e) for e in entry["events"])
+        and bool(game.sealed_steps(folded.state, seat))
+    )
 
 
 def fold(game: Game, entries: Iterable[dict], start: Folded | None = None) -> Folded:

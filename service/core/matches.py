@@ -103,9 +103,16 @@ def redact_entry(
     """An entry as ``viewer`` may see it: events redacted, the command shown to its author only.
 
     ``public`` (the match is over) shows everything. The match seed is never
-    part of an entry.
+    part of an entry. The sealed steps an entry carries (``sealed``) are shown
+    to its seat (and once the match is over), as events before the entry's own.
     """
-    events = entry["events"] if public else [game.redact(e, viewer) for e in entry["events"]]
+    events = list(entry["events"])
+    if entry.get("sealed") and (public or viewer == entry.get("seat")):
+        # The seat's sealed steps, before its confirm: to anyone else they stay one entry,
+        # which says nothing of how many steps it carries (see ``Game.sealed_steps``).
+        events = [e for step in entry["sealed"] for e in step["events"]] + events
+    if not public:
+        events = [game.redact(e, viewer) for e in events]
     out = {
         "version": entry["version"],
         "kind": entry["kind"],

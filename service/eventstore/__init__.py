@@ -20,6 +20,16 @@ exactly these, and proves it by passing the contract suite
   records the key and fingerprint, writes ``status`` and the version to the
   match record (lobby) when given, and sets the AI-turn marker to
   ``ai_seats`` or clears it.
+- ``append(..., draft=DraftFlush(seat, base, count))``: the entry carries
+  ``seat``'s draft (its sealed steps); conflicts unless the draft holds
+  exactly ``count`` steps on ``base``, deletes it and moves its idempotency
+  keys to the match's, all in the same atomic step.
+- ``draft(match_id, seat) -> Draft``, ``push_draft(match_id, seat, step,
+  expected_version, base, count, idempotency_key=None, fingerprint=None) ->
+  DraftResult``, ``pop_draft(match_id, seat, base, count, steps)``: a seat's
+  private steps beside the log (see :mod:`gameroom.eventstore.drafts`); every
+  write checks what the writer saw (a conflict otherwise) and a repeated key
+  replays.
 - ``read(match_id, after=0, upto=None)``, ``read_page(match_id, after, limit)``,
   ``entry(match_id, version)``, ``version(match_id)`` (0 when unknown).
 - ``subscribe(match_id, after, block_ms)``: entries after ``after``, waiting up

@@ -47,6 +47,12 @@ def undo_requests(match_id: str) -> str:
     return _match(match_id, "undo")
 
 
+def draft(match_id: str, seat: int) -> str:
+    """Hash: ``seat``'s sealed steps not yet in the log (see ``drafts.py``): ``base``, ``n``,
+    ``s:<i>`` (step *i*, JSON) and ``k:<idempotency key>`` (``<i>[:<fingerprint>]``)."""
+    return _match(match_id, f"draft:{seat}")
+
+
 def seed_secret() -> str:
     """String: the server secret mixed into every match seed (see ``seed_secret.py``)."""
     return f"{PREFIX}:seed-secret"

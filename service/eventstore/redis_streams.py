@@ -18,6 +18,7 @@ from .. import jsoncodec
 from ..errors import VersionConflict
 from . import keys
 from .connect import is_cluster
+from .drafts import Draft, DraftFlush, DraftResult, Drafts
 
 # KEYS[1] the match's events stream
 # KEYS[2] the match's idempotency hash
@@ -29,7 +30,14 @@ from .connect import is_cluster
 # KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
 # ARGV[5] fingerprint of the request that carries the idempotency key, or ""
 # ARGV[6] the AI seats to move after this entry, "1,3", or "" for none
+# KEYS[5] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
+# ARGV[7] with KEYS[5]: the draft's base (the barrier version it was written against)
+# ARGV[8] with KEYS[5]: how many draft steps the entry carries (the draft must hold exactly these)
 # Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
+#
+# With a draft, the entry carries the seat's sealed steps (``sealed``): the draft is checked
+# and deleted in the same atomic step, and its steps' idempotency keys move to KEYS[2] with
+# this entry's version, so a retried step replays instead of acting twice.
 #
 # An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
 # without a fingerprint, as before fingerprints existed), so that a key reused
@@ -41,8 +49,31 @@ if ARGV[2] ~= '' then
 end
 local current = redis.call('XLEN', KEYS[1])
 if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
+local drafted = false
+if KEYS[5] then
+  local held = 0
+  if redis.call('HGET', KEYS[5], 'base') == ARGV[7] then
+    drafted = true
+    held = tonumber(redis.call('HGET', KEYS[5], 'n') or '0')
+  end
+  if held ~= tonumber(ARGV[8]) then return {'conflict', current} end
+end
 local version = current + 1
 redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
+if KEYS[5] then
+  if drafted then
+    local fields = redis.call('HGETALL', KEYS[5])
+    for i = 1, #fields, 2 do
+      if string.sub(fields[i], 1, 2) == 'k:' then
+        local fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
+        local record = version
+        if fingerprint then record = version .. ':' .. fingerprint end
+        redis.call('HSETNX', KEYS[2], string.sub(fields[i], 3), record)
+      end
+    end
+  end
+  redis.call('DEL', KEYS[5])
+end
 if ARGV[2] ~= '' then
   local record = version
   if ARGV[5] ~= '' then record = version .. ':' .. ARGV[5] end
@@ -80,8 +111,11 @@ def _decode(items) -> list[dict]:
     return [json.loads(fields[b"entry"]) for _id, fields in items]
 
 
-def _append_keys(match_id: str) -> list[str]:
-    return [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
+def _append_keys(match_id: str, draft: DraftFlush | None = None) -> list[str]:
+    found = [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
+    if draft is not None:
+        found.append(keys.draft(match_id, draft.seat))
+    return found
 
 
 def _append_args(
@@ -91,9 +125,10 @@ def _append_args(
     status: str | None,
     fingerprint: str | None = None,
     ai_seats=None,
+    draft: DraftFlush | None = None,
 ) -> list:
     entry = {**entry, "version": expected_version + 1}
-    return [
+    args = [
         expected_version,
         idempotency_key or "",
         jsoncodec.dumps(entry),
@@ -101,6 +136,9 @@ def _append_args(
         fingerprint or "",
         ",".join(str(s) for s in ai_seats or ()),
     ]
+    if draft is not None:
+        args += [draft.base, draft.count]
+    return args
 
 
 def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
@@ -124,6 +162,33 @@ class EventStore:
         self.redis = client
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
+        self._drafts = Drafts(client)
+
+    # -- drafts: a seat's sealed steps, kept out of the log until it confirms ----
+
+    def draft(self, match_id: str, seat: int) -> Draft:
+        """``seat``'s draft (see :mod:`gameroom.eventstore.drafts`); its ``base`` tells whether it is current."""
+        return self._drafts.read(match_id, seat)
+
+    def push_draft(
+        self,
+        match_id: str,
+        seat: int,
+        step: dict,
+        expected_version: int,
+        base: int,
+        count: int,
+        idempotency_key: str | None = None,
+        fingerprint: str | None = None,
+    ) -> DraftResult:
+        """Add ``step`` to ``seat``'s draft as step ``count + 1``, atomically; see :meth:`Drafts.push`."""
+        return self._drafts.push(
+            match_id, seat, step, expected_version, base, count, idempotency_key, fingerprint
+        )
+
+    def pop_draft(self, match_id: str, seat: int, base: int, count: int, steps: int) -> int:
+        """Drop the last ``steps`` of ``seat``'s draft (undo); see :meth:`Drafts.pop`."""
+        return self._drafts.pop(match_id, seat, base, count, steps)
 
     def ping(self) -> None:
         """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the store answers now."""
@@ -138,6 +203,7 @@ class EventStore:
         status: str | None = None,
         fingerprint: str | None = None,
         ai_seats: list[int] | None = None,
+        draft: DraftFlush | None = None,
     ) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
@@ -151,19 +217,23 @@ class EventStore:
         match's AI-turn marker is set to them (or cleared) in the same atomic
         step, and the match is first added to the pending-AI index (see
         :mod:`gameroom.workers.reconciler`).
+
+        ``draft``: ``entry`` carries the sealed steps of ``draft.seat``'s draft (see
+        :meth:`push_draft`); the append conflicts unless the draft holds exactly
+        ``draft.count`` steps on ``draft.base``, and deletes it with the append.
         """
-        args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats)
+        args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft)
+        keys_ = _append_keys(match_id, draft)
         if not ai_seats:
-            return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
+            return self.parse_append(self._append(keys=keys_, args=args))
         if is_cluster(self.redis):
             # The index lives in another slot: mark it first, in its own round trip.
             self.mark_ai_pending(self.redis, match_id)
-            return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
+            return self.parse_append(self._append(keys=keys_, args=args))
         # One round trip, the index written first. EVAL with the text, as in queue_append: a
         # registered script in a pipeline costs a SCRIPT EXISTS round trip on every execute.
         pipe = self.redis.pipeline(transaction=False)
         self.mark_ai_pending(pipe, match_id)
-        keys_ = _append_keys(match_id)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
         return self.parse_append(pipe.execute()[-1])
 

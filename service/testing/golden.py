@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.decider import Folded, apply_entry, decide, fold
+from ..core.decider import Folded, apply_entry, decide, fold, with_steps
 from ..plugin_api import Game
 from .conformance import play_random_match
 
@@ -55,7 +55,12 @@ def check(game: Game, data: dict) -> None:
     assert data["outcome"] is not None and len(data["outcome"]["scores"]) == data["num_seats"]
     folded = apply_entry(game, Folded(), entries[0])
     for entry in entries[1:]:
-        again = decide(game, folded, entry["seat"], entry["move"], data["seed"])
+        seen = folded  # with the seat's sealed steps the entry carries (a log written by a server)
+        for step in entry.get("sealed") or ():
+            again = decide(game, seen, entry["seat"], step["move"], data["seed"])
+            assert again["events"] == step["events"], f"version {entry['version']}: a sealed step differs"
+            seen = with_steps(game, seen, [again])
+        again = decide(game, seen, entry["seat"], entry["move"], data["seed"])
         assert again["events"] == entry["events"], (
             f"version {entry['version']}: the rules now decide differently"
         )

@@ -27,6 +27,7 @@ import pytest
 from ..core.matches import MatchRecord, Seat, hash_token
 from ..errors import VersionConflict
 from ..eventstore import EventStore
+from ..eventstore.drafts import Draft, DraftFlush
 from ..eventstore.records import MatchRecords
 
 
@@ -179,6 +180,103 @@ class EventStoreContract:
         with pytest.raises(VersionConflict):
             store.append("m", {}, 0)
         assert store.ai_turn("m") == (1, [1])
+
+    # -- drafts: a seat's sealed steps beside the log (see eventstore/drafts.py) --
+
+    def test_draft_steps_are_kept_per_seat_out_of_the_log_and_read_back_in_order(self, store):
+        store.append("m", {}, 0)
+        assert store.draft("m", 0) == Draft()
+        assert store.push_draft("m", 0, {"n": 1}, 1, base=1, count=0).count == 1
+        assert store.push_draft("m", 0, {"n": 2}, 1, base=1, count=1).count == 2
+        store.push_draft("m", 1, {"n": 9}, 1, base=1, count=0)
+        assert store.version("m") == 1  # nothing reached the log
+        assert store.draft("m", 0).base == 1 and store.draft("m", 0).steps == [{"n": 1}, {"n": 2}]
+        assert store.draft("m", 0).current(1) == [{"n": 1}, {"n": 2}]
+        assert store.draft("m", 0).current(2) == []  # written against another barrier: stale
+        assert store.draft("m", 1).steps == [{"n": 9}]
+
+    def test_a_draft_push_conflicts_unless_the_log_and_the_draft_are_as_the_writer_saw(self, store):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 1}, 1, base=1, count=0)
+        for version, count in ((0, 1), (2, 1), (1, 0), (1, 2)):
+            with pytest.raises(VersionConflict) as caught:
+                store.push_draft("m", 0, {"late": True}, version, base=1, count=count)
+            assert caught.value.current_version == 1
+        assert store.draft("m", 0).steps == [{"n": 1}]
+
+    def test_a_draft_on_another_base_is_replaced_by_the_next_push(self, store):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"old": 1}, 1, base=1, count=0, idempotency_key="k")
+        store.append("m", {}, 1)  # say a reveal: the barrier is now version 2
+        assert store.push_draft("m", 0, {"new": 1}, 2, base=2, count=0, idempotency_key="k").count == 1
+        assert store.draft("m", 0) == Draft(2, [{"new": 1}], {"k": (1, None)})
+
+    def test_racing_draft_pushes_of_one_seat_have_exactly_one_winner(self, backend):
+        backend.store.append("race", {}, 0)
+        stores = [self.other(backend).store for _ in range(8)]
+        barrier = threading.Barrier(len(stores))
+        outcomes: list = []
+
+        def push(i, store):
+            barrier.wait()
+            try:
+                outcomes.append(store.push_draft("race", 0, {"writer": i}, 1, base=1, count=0).count)
+            except VersionConflict:
+                outcomes.append("conflict")
+
+        threads = [threading.Thread(target=push, args=(i, s)) for i, s in enumerate(stores)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert sorted(outcomes, key=str) == sorted([1] + ["conflict"] * 7, key=str)
+        assert len(backend.store.draft("race", 0).steps) == 1
+
+    def test_a_repeated_draft_idempotency_key_replays_its_step_with_its_fingerprint(self, store):
+        store.append("m", {}, 0)
+        first = store.push_draft("m", 0, {"n": 1}, 1, 1, 0, idempotency_key="0:k", fingerprint="f")
+        again = store.push_draft("m", 0, {"n": 1}, 1, 1, 1, idempotency_key="0:k", fingerprint="f")
+        assert (first.count, first.duplicate) == (1, False)
+        assert (again.duplicate, again.step, again.version, again.fingerprint) == (True, 1, None, "f")
+        assert store.draft("m", 0).steps == [{"n": 1}] and store.draft("m", 0).keys == {"0:k": (1, "f")}
+
+    def test_an_append_carrying_a_draft_deletes_it_and_keeps_its_idempotency_keys(self, store, records):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 1}, 1, 1, 0, idempotency_key="0:a", fingerprint="fa")
+        store.push_draft("m", 0, {"n": 2}, 1, 1, 1, idempotency_key="0:b")
+        store.push_draft("m", 1, {"n": 9}, 1, 1, 0)
+        result = store.append("m", {"sealed": [{"n": 1}, {"n": 2}]}, 1, draft=DraftFlush(0, 1, 2))
+        assert result.version == 2 and store.draft("m", 0) == Draft()
+        assert store.draft("m", 1).steps == [{"n": 9}]  # another seat's draft stays
+        assert records.idempotent("m", "0:a") == (2, "fa") and records.idempotent("m", "0:b") == (2, None)
+        replay = store.push_draft("m", 0, {"n": 1}, 2, 1, 0, idempotency_key="0:a", fingerprint="fa")
+        assert (replay.duplicate, replay.version, replay.fingerprint) == (True, 2, "fa")
+        assert store.draft("m", 0) == Draft()
+
+    def test_an_append_carrying_a_draft_conflicts_unless_the_draft_is_as_seen(self, store):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 1}, 1, 1, 0)
+        for flush in (DraftFlush(0, 1, 0), DraftFlush(0, 1, 2), DraftFlush(0, 2, 1), DraftFlush(1, 1, 1)):
+            with pytest.raises(VersionConflict):
+                store.append("m", {"sealed": "?"}, 1, draft=flush)
+        assert store.version("m") == 1 and store.draft("m", 0).steps == [{"n": 1}]
+        # a stale draft (another base) counts as none
+        store.append("m", {}, 1)
+        assert store.append("m", {}, 2, draft=DraftFlush(0, 3, 0)).version == 3
+        assert store.draft("m", 0) == Draft()
+
+    def test_popping_a_draft_drops_its_last_steps_and_their_keys(self, store):
+        store.append("m", {}, 0)
+        for n in range(3):
+            store.push_draft("m", 0, {"n": n}, 1, 1, n, idempotency_key=f"0:k{n}")
+        assert store.pop_draft("m", 0, base=1, count=3, steps=2) == 1
+        assert store.draft("m", 0) == Draft(1, [{"n": 0}], {"0:k0": (1, None)})
+        for base, count, steps in ((2, 1, 1), (1, 3, 1), (1, 1, 2)):
+            with pytest.raises(VersionConflict):
+                store.pop_draft("m", 0, base=base, count=count, steps=steps)
+        assert store.draft("m", 0).steps == [{"n": 0}]
+        # the dropped step's key is free again
+        assert store.push_draft("m", 0, {"n": 5}, 1, 1, 1, idempotency_key="0:k1").duplicate is False
 
     # -- reads --------------------------------------------------------------
 

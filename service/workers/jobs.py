@@ -12,6 +12,13 @@ carries the version it saw (``expected_version``: refused if what the seat
 sees changed since) and the job id as idempotency key, so a job retried after
 its worker died appends at most once.
 
+**Sealed steps.** Where the game seals a seat's steps (``Game.sealed_steps``),
+they go to the seat's draft and append nothing, so no new job follows each:
+the job plays on from the seat's own view (its draft included) until a step
+reaches the log (its confirm), each step under the key ``<job id>:<steps in
+the draft>``. If another seat's entry moves the match meanwhile, the job
+stops (``stale``): the job for the new version goes on from the draft.
+
 **Fallback.** A job that fails every attempt RQ gives it (its policy raises,
 times out, or its work horse or whole worker dies each time) would leave the
 seat stuck: its id stays in the failed registry, so the scheduler's
@@ -57,7 +64,7 @@ import time
 
 from ..ai import builtin_levels, choose_move
 from ..ai.levels import random_policy
-from ..application import Matches
+from ..application import Matches, has_drafts
 from ..core import lifecycle
 from ..errors import GameroomError
 from ..plugin_api import Rng
@@ -193,19 +200,45 @@ def play_turn(
                 "job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game
             )
             extra = {**extra, level: random_policy}
-    view = game.view(state, seat)
-    legal = game.legal_moves(state, seat)
-    started = time.monotonic()
-    rng = ai_rng(matches.seeding.ai_seed(key))
-    move = choose_move(game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget)
-    thought = time.monotonic() - started
-    try:
-        result = matches.submit(
-            match_id, seat, move, expected_version=version, idempotency_key=key, actor=actor
+    # Sealed steps (see the module docstring): a retried job replays what it did and goes on.
+    mine = matches.with_draft(loaded, seat)
+    thought = 0.0
+    for _step in range(max(game.info.max_steps or 0, 1)):
+        state = mine.seen.state
+        view = game.view(state, seat)
+        legal = game.legal_moves(state, seat)
+        step_key = f"{key}:{len(mine.draft)}" if mine.draft else key
+        started = time.monotonic()
+        rng = ai_rng(matches.seeding.ai_seed(step_key))
+        move = choose_move(
+            game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget
         )
-    except GameroomError as exc:
-        log.info("job %s: not applied (%s)", job_id, exc.code)
-        return {"status": "rejected", "code": exc.code, "seconds": thought}
+        thought += time.monotonic() - started
+        try:
+            result = matches.submit(
+                match_id, seat, move, expected_version=version, idempotency_key=step_key, actor=actor
+            )
+        except GameroomError as exc:
+            now = matches.with_draft(matches.load(match_id), seat) if has_drafts(game) else None
+            if now is not None and now.version != version and mine.draft:
+                log.info("job %s: handed over after %d sealed steps", job_id, len(mine.draft))
+                return {"status": "stale", "version": now.version, "seconds": thought}
+            if now is not None and now.draft != mine.draft:
+                # The job of an earlier version added a sealed step between this one's look at the
+                # draft and its move (it stops once it sees the new version): choose again.
+                mine = now
+                continue
+            log.info("job %s: not applied (%s)", job_id, exc.code)
+            return {"status": "rejected", "code": exc.code, "seconds": thought}
+        if not result.sealed:
+            break
+        if matches.store.version(match_id) != version:
+            # Another seat's entry came in: the AI-turn marker now names this seat at the new
+            # version, whose job goes on from this draft (choosing again if this one's last
+            # step raced its first).
+            log.info("job %s: handed over after %d sealed steps", job_id, len(result.loaded.draft))
+            return {"status": "stale", "version": matches.store.version(match_id), "seconds": thought}
+        mine = result.loaded
     log.info(
         "job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version
     )

@@ -30,6 +30,7 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from ..ai.levels import time_budget
+from ..application import has_drafts
 from ..core import lifecycle
 from ..core.matches import ACTIVE, status_of
 from ..eventstore import keys
@@ -52,9 +53,16 @@ def queue_for(connection: redis.Redis, name: str) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
 
 
+#: Decisions one job's timeout allows for where the game seals steps: the job plays the seat's
+#: sealed steps through to its confirm (see ``jobs.py``); a retry goes on from the draft.
+SEALED_DECISIONS = 4
+
+
 def job_timeout(game, level: str, policy=None) -> int:
-    """RQ ``job_timeout`` for one AI decision: twice the level's time budget plus the load allowance."""
-    return LOAD_ALLOWANCE + math.ceil(2 * time_budget(game, level, policy))
+    """RQ ``job_timeout`` for one AI job: twice the level's time budget per decision it makes (one,
+    or :data:`SEALED_DECISIONS` where the game seals steps) plus the load allowance."""
+    decisions = SEALED_DECISIONS if has_drafts(game) else 1
+    return LOAD_ALLOWANCE + math.ceil(2 * decisions * time_budget(game, level, policy))
 
 
 class AIScheduler:

@@ -49,7 +49,8 @@ def _http_equals_core(api, matches, match_id, tokens):
     for seat in [None, *tokens]:
         token = tokens.get(seat) if seat is not None else None
         state = api.state(match_id, token)
-        assert state["view"] == game.view(loaded.folded.state, seat)
+        own = matches.with_draft(loaded, seat).seen  # a seat sees its own sealed steps too
+        assert state["view"] == game.view(own.state, seat)
         page = api.get(f"/api/matches/{match_id}/events?limit=500", token=token).get_json()["entries"]
         assert page == matches.redact(loaded, entries[:500], seat)
 
@@ -106,8 +107,12 @@ def test_simultaneous_placements_from_several_seats_concurrently(app, api, match
         assert errors == [], errors
         assert sorted(results) == list(range(n))
         entries = matches.store.read(match_id, seen)
-        by_seat = {}
+        by_seat, entries_of = {}, {}
         for e in entries:
-            by_seat.setdefault(e["seat"], []).append(e["move"])
+            # a seat's sealed steps reach the log with its confirm, in that one entry
+            sealed = [step["move"] for step in e.get("sealed") or ()]
+            by_seat.setdefault(e["seat"], []).extend(sealed + [e["move"]])
+            entries_of[e["seat"]] = entries_of.get(e["seat"], 0) + 1
         for seat, moves in results.items():
             assert by_seat[seat] == moves, "a seat's accepted moves must all be in the log, in order, once"
+            assert entries_of[seat] == 1, "one entry per seat and turn: the log does not count its steps"

@@ -257,7 +257,8 @@ def test_undo_requests_of_an_unknown_match_are_404(h):
 
 def test_R2_3_look_at_the_stars_own_steps_are_undone_at_once_over_http(api, expect_problem):
     """LATS R2.3 over HTTP: 201 applied although the other seat acted in between, its step
-    kept and its view unchanged; after confirming, 409 undo-crosses-confirm."""
+    kept and its view unchanged; the steps were sealed in the seat's draft, so the undo
+    appends nothing (no entry); after confirming, 409 undo-crosses-confirm."""
     seats = [{"name": "Ana"}, {"name": "Bo"}]
     match_id, tokens = api.create("look-at-the-stars", seats, seed="r23-http")
     start = api.state(match_id, tokens[0])
@@ -269,13 +270,14 @@ def test_R2_3_look_at_the_stars_own_steps_are_undone_at_once_over_http(api, expe
     r = api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[0])
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
-    assert body["status"] == "applied" and body["entry"]["kind"] == "undo"
+    assert body["status"] == "applied" and "entry" not in body
     assert body["state"]["view"] == start["view"]  # Ana's sheet as at the turn's start
+    assert body["state"]["version"] == start["version"] == 1
     bo_after = api.state(match_id, tokens[1])
     assert bo_after["view"] == bo_before["view"]  # Bo's drawing is kept
     assert api.get(f"/api/matches/{match_id}/undo-requests").get_json()["requests"] == []
     events = api.get(f"/api/matches/{match_id}/events", token=tokens[1]).get_json()["entries"]
-    assert [e["seat"] for e in events if e["undone"]] == [0]  # only Ana's step is marked undone
+    assert [e["version"] for e in events] == [1]  # neither step nor the undo reached the log
     assert api.move(match_id, tokens[0], {"type": "skip_card"}).status_code == 201
     assert api.move(match_id, tokens[0], {"type": "confirm_turn"}).status_code == 201
     expect_problem(

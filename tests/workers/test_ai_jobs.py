@@ -161,3 +161,68 @@ def test_the_preloading_worker_plays_ai_turns(ai_matches, ai_registry, redis_cli
     assert worker.maintenance_interval < 600
     assert worker.work(burst=True, logging_level="WARNING")
     assert _entries(ai_matches, match_id)[before.version]["actor"] == "ai:greedy"
+
+
+def test_an_ai_seat_plays_its_sealed_look_at_the_stars_turn_as_one_entry(ai_matches, work):
+    """LATS-H2 for AI seats: a real worker plays the AI's whole turn (its sealed steps from its
+    own view, with its draft) and the log gets one entry per seat and turn, its confirm."""
+    match_id = _create(ai_matches, "look-at-the-stars", [None, "random"], seed="ai-sealed")
+    ai_matches.submit(match_id, 0, {"type": "skip_card"})
+    ai_matches.submit(match_id, 0, {"type": "confirm_turn"})
+    assert work()
+    entries = _entries(ai_matches, match_id)
+    ai_entries = [e for e in entries if e.get("seat") == 1]
+    turns = [e for e in entries if e["kind"] == "move"]
+    assert len(ai_entries) == 2  # turn 1 (the reveal) and turn 2 (the human has not confirmed yet)
+    for entry in ai_entries:
+        assert entry["actor"] == "ai:random" and entry["move"] == {"type": "confirm_turn"}
+        assert entry["sealed"] and all(step["actor"] == "ai:random" for step in entry["sealed"])
+    assert [e["seat"] for e in turns] == [0, 1, 1]
+    loaded = ai_matches.load(match_id)
+    assert loaded.folded.state["turn"] == 2 and loaded.folded.state["players"][1]["confirmed"]
+
+
+def test_an_ai_job_goes_on_from_the_seats_draft_after_another_seats_entry(ai_matches):
+    """A job that stopped mid-turn (another seat's confirm moved the match) leaves its sealed
+    steps in the draft; the job of the new version goes on from them, once."""
+    match_id = _create(ai_matches, "look-at-the-stars", [None, "random"], seed="ai-handover")
+    skipped = ai_matches.submit(match_id, 1, {"type": "skip_card"}, actor="ai:random")
+    assert skipped.sealed and skipped.version == 1
+    confirmed = ai_matches.submit(match_id, 0, {"type": "skip_card"})
+    confirmed = ai_matches.submit(match_id, 0, {"type": "confirm_turn"})
+    assert confirmed.version == 2
+    stale = jobs.play_turn(ai_matches, match_id, 1, 1, keys.ai_job_id(match_id, 1, 1))
+    assert stale["status"] == "stale"
+    job_id = keys.ai_job_id(match_id, 2, 1)
+    result = jobs.play_turn(ai_matches, match_id, 2, 1, job_id)
+    assert result["status"] == "applied" and result["version"] == 3
+    [entry] = _entries(ai_matches, match_id)[2:]
+    assert [step["move"] for step in entry["sealed"]] == [{"type": "skip_card"}]
+    assert entry["move"] == {"type": "confirm_turn"}
+    assert jobs.play_turn(ai_matches, match_id, 2, 1, job_id)["status"] == "stale"
+
+
+def test_an_ai_job_chooses_again_when_an_earlier_job_adds_a_sealed_step_under_it(ai_matches, monkeypatch):
+    """Two jobs of one AI seat may overlap when another seat's confirm moves the match: the
+    earlier one's last sealed step can land between the later one's look and its move. The
+    later job then chooses again from the draft as it now is, and the turn is played."""
+    match_id = _create(ai_matches, "look-at-the-stars", [None, "random"], seed="ai-race")
+    ai_matches.submit(match_id, 0, {"type": "skip_card"})
+    ai_matches.submit(match_id, 0, {"type": "confirm_turn"})  # v2: the job of v2 plays seat 1
+    chosen = []
+    real = jobs.choose_move
+
+    def racing(game, level, view, seat, legal, rng, **kw):
+        move = real(game, level, view, seat, legal, rng, **kw)
+        if not chosen:  # the earlier job's step lands now: the card is skipped under this job
+            ai_matches.submit(match_id, 1, {"type": "skip_card"}, actor="ai:random")
+            move = next(m for m in legal if m["type"] == "place_card")
+        chosen.append(move)
+        return move
+
+    monkeypatch.setattr(jobs, "choose_move", racing)
+    result = jobs.play_turn(ai_matches, match_id, 2, 1, keys.ai_job_id(match_id, 2, 1))
+    assert result["status"] == "applied" and result["version"] == 3
+    assert chosen[1:] == [{"type": "confirm_turn"}]  # chosen again, from the draft with the skip
+    [entry] = _entries(ai_matches, match_id)[2:]
+    assert [step["move"] for step in entry["sealed"]] == [{"type": "skip_card"}]

@@ -119,7 +119,11 @@ export async function showMatch(root, matchId, seat) {
       active.includes(i) ? ' ◀ to act' : '')));
     if (state.status === 'finished') status.textContent = outcomeText(state.outcome, names);
     else if (state.status === 'waiting') status.textContent = 'Waiting for every seat to be claimed (see the lobby).';
-    else if (seat !== null && active.includes(seat)) status.textContent = `Your turn (version ${state.version}).`;
+    else if (seat !== null && active.includes(seat)) {
+      // Sealed steps (a simultaneous phase) wait unseen by others until you confirm: no new version.
+      const sealed = state.sealed_steps ? `, ${state.sealed_steps} step${state.sealed_steps > 1 ? 's' : ''} not yet confirmed` : '';
+      status.textContent = `Your turn (version ${state.version}${sealed}).`;
+    }
     else status.textContent = `Waiting for ${active.map((i) => names[i]).join(', ')} (version ${state.version}).`;
   }
 
@@ -152,7 +156,8 @@ export async function showMatch(root, matchId, seat) {
 
   function draw() {
     // Redraw only on news: a redraw loses focus and open list boxes.
-    const signature = JSON.stringify([state.version, state.status, requests, entries.length, summary.seats]);
+    // The view too: a seat's own sealed steps (and their undo) change it without a new version.
+    const signature = JSON.stringify([state.version, state.status, requests, entries.length, summary.seats, state.view]);
     if (signature === drawn) return;
     drawn = signature;
     const hadFocus = root.contains(document.activeElement);

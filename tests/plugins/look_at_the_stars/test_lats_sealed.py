@@ -2,9 +2,8 @@
 it acted -- not what it drew, nor whether a Power Bonus fired, nor how many steps
 it took -- in views, redacted events, their text and their own legal moves.
 
-The match's stream still holds one entry per step (the platform numbers every
-accepted command), so the *number of entries* before the reveal is visible to
-others; see the note in plugins/look_at_the_stars/views.py.
+On the served stack the steps do not even reach the match's log before the
+seat confirms (``sealed_steps``): tests/serving/test_hidden_sealed_steps.py.
 """
 
 from gameroom.plugins.look_at_the_stars.scenario import GAME, canon, new_state, step, with_lines
