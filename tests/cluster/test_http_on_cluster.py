@@ -166,7 +166,13 @@ def test_create_claim_and_play_every_game_to_the_end(servers):
             assert steps < 5000, f"{slug} did not end"
         assert summary["outcome"]["winners"] is not None, slug
         history = cb.history(match_id)
-        assert [e["version"] for e in history] == list(range(1, steps + 2)), slug
+        # One entry per step, but for sealed steps (Look at the Stars' simultaneous turn),
+        # which reach the log together with their seat's confirm.
+        assert [e["version"] for e in history] == list(range(1, summary["version"] + 1)), slug
+        if slug == "look-at-the-stars":
+            assert summary["version"] < steps + 1, slug
+        else:
+            assert summary["version"] == steps + 1, slug
         played[slug] = steps
     assert set(played) == {g["slug"] for g in games} and all(played.values()), played
     print("steps per game:", played)
