@@ -16,7 +16,7 @@ import redis
 
 from .. import jsoncodec
 from ..errors import VersionConflict
-from . import keys
+from . import keys, replication
 
 # KEYS[1] the match's events stream
 # KEYS[2] the match's idempotency hash
@@ -113,16 +113,28 @@ def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
 class EventStore:
     """Append-only per-match streams on a redis-py client (``decode_responses=False``)."""
 
-    def __init__(self, client: redis.Redis, blocking: redis.Redis | None = None):
+    def __init__(
+        self,
+        client: redis.Redis,
+        blocking: redis.Redis | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
+    ):
         """``blocking``: the client for :meth:`subscribe`'s blocking reads (default ``client``).
 
         The API gives ``client`` short socket timeouts, so that a frozen Redis
         cannot hold a request thread; a blocking read waits longer than that
         by design, so it goes through a client without them.
+
+        ``wait_replicas`` > 0: every append is followed by ``WAIT wait_replicas
+        wait_timeout_ms`` on the same connection (see :mod:`.replication`).
         """
         self.redis = client
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
 
     def ping(self) -> None:
         """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the store answers now."""
@@ -152,6 +164,8 @@ class EventStore:
         :mod:`gameroom.workers.reconciler`).
         """
         args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats)
+        if self.wait_replicas > 0:
+            return self._append_and_wait(match_id, args, ai_seats)
         if not ai_seats:
             return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
         if isinstance(self.redis, redis.RedisCluster):
@@ -165,6 +179,21 @@ class EventStore:
         keys_ = _append_keys(match_id)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
         return self.parse_append(pipe.execute()[-1])
+
+    def _append_and_wait(self, match_id: str, args: list, ai_seats) -> AppendResult:
+        """:meth:`append`, then WAIT for replicas on the same connection (one round trip)."""
+        client = replication.client_of(self.redis, keys.events(match_id))
+        pipe = client.pipeline(transaction=False)
+        if ai_seats:  # the pending-AI index first; on a cluster it lives in another slot
+            self.mark_ai_pending(pipe if client is self.redis else self.redis, match_id)
+        keys_ = _append_keys(match_id)
+        pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        *_marked, appended, acked = replication.execute(pipe, self.redis)
+        result = self.parse_append(appended)
+        if not result.duplicate:
+            replication.acknowledged(match_id, result.version, int(acked), self.wait_replicas)
+        return result
 
     @staticmethod
     def mark_ai_pending(client, match_id: str) -> None:
