@@ -12,7 +12,7 @@ from gameroom.eventstore import EventStore
 from gameroom.eventstore.records import MatchRecords
 from gameroom.registry import build_registry
 
-pytest_plugins = ["gameroom.testing.redis_server", "gameroom.testing.browser"]
+pytest_plugins = ["gameroom.testing.redis_server", "gameroom.testing.browser", "gameroom.testing.cluster"]
 
 
 @pytest.fixture(scope="session")
