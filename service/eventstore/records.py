@@ -4,6 +4,14 @@ A match's record is one hash (``keys.meta``): the static part as JSON under
 ``record``, each seat under ``seat:<n>`` (claimed with HSETNX, so two clients
 racing for one seat cannot both win), and a denormalised ``status`` and
 ``version`` for the lobby. Token hashes live in ``keys.tokens``.
+
+On a single Redis a match is created in one MULTI with its lobby entry. On a
+Redis Cluster the lobby index lives in another slot than the match, and no
+transaction spans slots, so creation is two steps: the lobby entry (and the
+pending-AI mark) first, an intent, then the match's own keys in one MULTI in
+its slot. A process that dies between the two leaves a lobby id with no
+record, which every listing skips (as it skips unlisted matches); it never
+leaves a match missing from the lobby, so no repair pass is needed.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
 from . import keys
+from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 
@@ -23,8 +32,19 @@ class MatchRecords:
         self.redis = client
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
+        cluster = is_cluster(self.redis)
+        if cluster:
+            self._index_first(record, None)
         pipe = self.redis.pipeline(transaction=True)
-        self.queue_create(pipe, record, tokens, admin_hash)
+        self.queue_create(pipe, record, tokens, admin_hash, lobby=not cluster)
+        pipe.execute()
+
+    def _index_first(self, record: MatchRecord, ai_seats: list[int] | None) -> None:
+        """On a cluster: the cross-slot index entries of a match about to be created (intents)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(keys.lobby(), {record.id: record.created})
+        if ai_seats:
+            EventStore.mark_ai_pending(pipe, record.id)
         pipe.execute()
 
     def create_match(
@@ -37,10 +57,14 @@ class MatchRecords:
         admin_hash: str | None = None,
     ) -> AppendResult:
         """:meth:`create` and append ``entry`` as version 1 (as :meth:`EventStore.append` with
-        ``status`` and ``ai_seats``), all in one transaction: one round trip."""
+        ``status`` and ``ai_seats``), all in one transaction: one round trip (two on a cluster: the
+        lobby and pending-AI entries first, then the match's keys in one transaction in its slot)."""
+        cluster = is_cluster(self.redis)
+        if cluster:
+            self._index_first(record, ai_seats)
         pipe = self.redis.pipeline(transaction=True)
-        self.queue_create(pipe, record, tokens, admin_hash=admin_hash)
-        EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats)
+        self.queue_create(pipe, record, tokens, admin_hash=admin_hash, lobby=not cluster)
+        EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats, mark=not cluster)
         return EventStore.parse_append(pipe.execute()[-1])
 
     def read_parts(
@@ -67,11 +91,12 @@ class MatchRecords:
 
     @staticmethod
     def queue_create(
-        pipe, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None
+        pipe, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None, lobby: bool = True
     ) -> None:
         """Queue :meth:`create`'s writes on ``pipe`` (a transaction, to write them with other steps at once).
 
-        ``admin_hash``: the hash of the creator's admin token (kept in the record hash as ``admin``)."""
+        ``admin_hash``: the hash of the creator's admin token (kept in the record hash as ``admin``).
+        ``lobby``: also add the lobby entry (False on a cluster, where it is written before)."""
         static = {
             "id": record.id,
             "game": record.game,
@@ -95,7 +120,8 @@ class MatchRecords:
         pipe.hset(keys.meta(record.id), mapping=mapping)
         if tokens:
             pipe.hset(keys.tokens(record.id), mapping={hash_token(t): s for s, t in tokens.items()})
-        pipe.zadd(keys.lobby(), {record.id: record.created})
+        if lobby:
+            pipe.zadd(keys.lobby(), {record.id: record.created})
 
     def get(self, match_id: str) -> MatchRecord | None:
         return self.parse(self.redis.hgetall(keys.meta(match_id)))

@@ -17,6 +17,7 @@ import redis
 from .. import jsoncodec
 from ..errors import VersionConflict
 from . import keys, replication
+from .connect import is_cluster
 
 # KEYS[1] the match's events stream
 # KEYS[2] the match's idempotency hash
@@ -168,7 +169,7 @@ class EventStore:
             return self._append_and_wait(match_id, args, ai_seats)
         if not ai_seats:
             return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
-        if isinstance(self.redis, redis.RedisCluster):
+        if is_cluster(self.redis):
             # The index lives in another slot: mark it first, in its own round trip.
             self.mark_ai_pending(self.redis, match_id)
             return self.parse_append(self._append(keys=_append_keys(match_id), args=args))
@@ -225,17 +226,23 @@ class EventStore:
         expected_version: int,
         status: str | None = None,
         ai_seats: list[int] | None = None,
+        mark: bool = True,
     ) -> None:
         """Queue :meth:`append` on ``pipe``; turn its result into an AppendResult with :meth:`parse_append`.
+
+        ``mark``: with ``ai_seats``, also add the match to the pending-AI index first (False when
+        the caller did it before: on a cluster the index is in another slot than ``pipe``'s MULTI).
 
         Sent as EVAL with the script's text, not EVALSHA: inside a transaction a
         missing script could not be loaded and retried (Redis caches the
         compiled script by its text either way).
         """
         keys_ = _append_keys(match_id)
-        if ai_seats:
+        if ai_seats and mark:
             EventStore.mark_ai_pending(pipe, match_id)
-        pipe.eval(
+        # execute_command, not pipe.eval: redis-py's cluster pipeline refuses its eval() method.
+        pipe.execute_command(
+            "EVAL",
             APPEND_LUA,
             len(keys_),
             *keys_,

@@ -1,0 +1,103 @@
+"""Clients of the events Redis: a single server (``redis://``, ``unix://``) or a Redis Cluster.
+
+A cluster is configured, not guessed: ``GAMEROOM_REDIS_URL`` names it with
+the scheme ``redis+cluster://`` (``rediss+cluster://`` for TLS) and one or
+more startup nodes, ``redis+cluster://[user:password@]host:port[,host:port...]``.
+The client learns the rest of the cluster from them. With any other scheme
+the URL is one server, as before (redis-py's ``from_url``).
+
+A cluster client never retries a command after a timeout (it may have been
+executed: an append retried blindly could be applied twice; the API answers
+503 instead), as the single server's client; it follows MOVED/ASK
+redirections and retries after a connection error or while a failover leaves
+slots uncovered (redis-py's cluster handling).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+import redis
+from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import ClusterDownError, SlotNotCoveredError
+
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+
+class ClusterURLError(ValueError):
+    pass
+
+
+class GameroomCluster(RedisCluster):
+    """redis-py's cluster client, retrying a command only where it cannot have run twice."""
+
+    ERRORS_ALLOW_RETRY = (redis.ConnectionError, ClusterDownError, SlotNotCoveredError)  # type: ignore[assignment]
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://``, ``rediss+cluster://``)."""
+    return url.split("://", 1)[0].lower() in CLUSTER_SCHEMES
+
+
+def is_cluster(client: Any) -> bool:
+    """Whether ``client`` talks to a Redis Cluster."""
+    return isinstance(client, RedisCluster)
+
+
+def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict]:
+    """``(startup nodes, client options)`` of a ``redis+cluster://`` URL."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in CLUSTER_SCHEMES:
+        raise ClusterURLError(f"not a Redis Cluster URL (redis+cluster://host:port,...): {url!r}")
+    options: dict = {}
+    if scheme.lower().startswith("rediss"):
+        options["ssl"] = True
+    rest, _, query = rest.partition("?")
+    netloc = rest.split("/", 1)[0]
+    if "@" in netloc:
+        credentials, netloc = netloc.rsplit("@", 1)
+        user, has_password, password = credentials.partition(":")
+        if has_password:
+            options["password"] = unquote(password)
+            if user:
+                options["username"] = unquote(user)
+        elif user:
+            options["password"] = unquote(user)
+    nodes = []
+    for part in netloc.split(","):
+        host, colon, port = part.strip().rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ClusterURLError(f"a cluster node must be host:port, not {part!r} (in {url!r})")
+        nodes.append((host.strip("[]"), int(port)))
+    for name, value in parse_qsl(query):
+        if name in ("socket_timeout", "socket_connect_timeout"):
+            options[name] = float(value)
+        else:
+            raise ClusterURLError(f"unknown option {name!r} in the cluster URL {url!r}")
+    return nodes, options
+
+
+def cluster_client(url: str, **kwargs) -> GameroomCluster:
+    """A cluster client on the startup nodes of ``url``; ``kwargs``: redis-py connection options
+    (``max_connections`` is per node)."""
+    nodes, options = parse_cluster_url(url)
+    kwargs.pop("retry", None)  # the cluster client retries at its own level (see the module docstring)
+    return GameroomCluster(startup_nodes=[ClusterNode(h, p) for h, p in nodes], **{**options, **kwargs})
+
+
+def client_from_url(url: str, **kwargs) -> Any:
+    """A client of the events Redis at ``url``: :func:`cluster_client` for a cluster URL, else
+    ``redis.Redis.from_url``."""
+    if is_cluster_url(url):
+        return cluster_client(url, **kwargs)
+    return redis.Redis.from_url(url, **kwargs)
+
+
+def refuse_cluster_queue(queue_url: str) -> None:
+    """RQ needs a plain Redis: refuse a cluster URL for the queue, saying what to set."""
+    if is_cluster_url(queue_url):
+        raise ClusterURLError(
+            "RQ's queue needs a plain Redis, not a cluster: set GAMEROOM_QUEUE_REDIS_URL to a "
+            "single Redis server (GAMEROOM_REDIS_URL is a cluster, and the queue defaults to it)"
+        )
