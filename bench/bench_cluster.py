@@ -124,22 +124,23 @@ def _us(values, q=None) -> float:
 # -- flat: the cost of a move as the matches grow --------------------------------------------
 
 
-def sample_moves(
-    client, registry, created: list, used: set, sample: int, moves: int, rnd
-) -> tuple[list, list]:
-    """``moves`` moves on each of ``sample`` random matches not moved before: (cold, warm) seconds."""
-    matches = new_matches(client, registry)
-    cold, warm = [], []
-    chosen = rnd.sample([i for i in range(len(created)) if i not in used], sample)
+def pick(created: list, used: set, count: int, rnd) -> list:
+    """``count`` random matches of ``created`` not moved before (and mark them used)."""
+    chosen = rnd.sample([i for i in range(len(created)) if i not in used], count)
     used.update(chosen)
-    for index in chosen:
-        match_id, tokens, first = created[index]
-        version = 1
-        for i in range(moves):
-            t0 = time.perf_counter()
-            version = move(matches, match_id, tokens, first, version)
-            (cold if i == 0 else warm).append(time.perf_counter() - t0)
-    return cold, warm
+    return [created[i] for i in chosen]
+
+
+def moves_on(matches: Matches, picked: tuple, moves: int) -> tuple[float, list[float]]:
+    """``moves`` moves on one match: (seconds of the first, cold; seconds of the others, warm)."""
+    match_id, tokens, first = picked
+    took = []
+    version = 1
+    for _ in range(moves):
+        t0 = time.perf_counter()
+        version = move(matches, match_id, tokens, first, version)
+        took.append(time.perf_counter() - t0)
+    return took[0], took[1:]
 
 
 def flat_cost(args, registry) -> dict:
@@ -162,14 +163,20 @@ def flat_cost(args, registry) -> dict:
         warm: list[list] = [[] for _ in sizes]
         ratios: list[list] = [[] for _ in sizes]
         for round_ in range(args.rounds):
-            order = list(range(len(sizes)))
-            rnd.shuffle(order)
-            p50 = {}
-            for i in order:
-                c, w = sample_moves(clients[i], registry, created[i], used[i], args.sample, args.moves, rnd)
-                cold[i] += c
-                warm[i] += w
-                p50[i] = median(c + w)
+            # Fresh application layers (empty caches); the sizes take turns match by match, in a
+            # shuffled order each time, so that a noisy neighbour slows every size alike.
+            layers = [new_matches(c, registry) for c in clients]
+            picked = [pick(created[i], used[i], args.sample, rnd) for i in range(len(sizes))]
+            took: list[list] = [[] for _ in sizes]
+            for j in range(args.sample):
+                order = list(range(len(sizes)))
+                rnd.shuffle(order)
+                for i in order:
+                    first, rest = moves_on(layers[i], picked[i][j], args.moves)
+                    cold[i].append(first)
+                    warm[i] += rest
+                    took[i] += [first, *rest]
+            p50 = [median(t) for t in took]
             for i in range(len(sizes)):
                 ratios[i].append(p50[i] / p50[0])
             print(
