@@ -26,6 +26,12 @@ import gameroom
 from gameroom import wsgi
 from gameroom.cli import main
 from gameroom.config import Config
+from gameroom.eventstore.connect import (
+    ClusterURLError,
+    is_cluster_url,
+    parse_cluster_url,
+    refuse_cluster_queue,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -231,12 +237,30 @@ def test_probes_and_health_checks_hit_real_endpoints_on_the_served_port(app):
     assert urlsplit(url).path in routes and str(urlsplit(url).port) == bind_port
 
 
+def _redis_hosts(url: str) -> list[tuple[str, int]]:
+    """The (host, port) a Redis URL names: every startup node of a cluster URL, as gameroom parses it."""
+    if is_cluster_url(url):
+        return parse_cluster_url(url)[0]
+    parts = urlsplit(url)
+    assert parts.scheme == "redis", url
+    return [(parts.hostname, parts.port or 6379)]
+
+
+def test_events_on_the_cluster_and_the_queue_on_a_plain_redis():
+    for env in [*map(_compose_env, _gameroom_services().values()), _by_name("ConfigMap")["gameroom"]["data"]]:
+        assert is_cluster_url(env["GAMEROOM_REDIS_URL"])
+        assert len(_redis_hosts(env["GAMEROOM_REDIS_URL"])) >= 3
+        refuse_cluster_queue(env["GAMEROOM_QUEUE_REDIS_URL"])  # RQ needs a plain Redis: raises otherwise
+    with pytest.raises(ClusterURLError):
+        refuse_cluster_queue(_compose_env(_gameroom_services()["api"])["GAMEROOM_REDIS_URL"])
+
+
 def test_services_and_ports_the_manifests_refer_to_exist():
     compose = _compose()["services"]
     for svc in _gameroom_services().values():
         for var in ("GAMEROOM_REDIS_URL", "GAMEROOM_QUEUE_REDIS_URL"):
-            url = urlsplit(_compose_env(svc)[var])
-            assert url.scheme == "redis" and url.hostname in compose, (var, url)
+            for host, port in _redis_hosts(_compose_env(svc)[var]):
+                assert host in compose and port == 6379, (var, host)
     # nginx proxies to the API service on its bind port, from the file compose mounts
     proxy = compose["proxy"]
     (mount,) = proxy["volumes"]
@@ -252,17 +276,18 @@ def test_services_and_ports_the_manifests_refer_to_exist():
 
     services = _by_name("Service")
     statefulsets = _by_name("StatefulSet")
-    for name, value in _by_name("ConfigMap")["gameroom"]["data"].items():
-        if not value.startswith("redis://"):
-            continue
-        host = urlsplit(value).hostname
-        first, _, rest = host.partition(".")
-        if rest:  # a StatefulSet pod: <set>-<n>.<service>
-            sset = statefulsets[rest]
-            assert sset["spec"]["serviceName"] == rest and rest in services
-            assert int(first.rsplit("-", 1)[1]) < sset["spec"]["replicas"]
-        else:
-            assert first in services, name
+    redis_urls = {k: v for k, v in _by_name("ConfigMap")["gameroom"]["data"].items() if v.startswith("redis")}
+    assert set(redis_urls) == {"GAMEROOM_REDIS_URL", "GAMEROOM_QUEUE_REDIS_URL"}
+    for name, value in redis_urls.items():
+        for host, port in _redis_hosts(value):
+            first, _, rest = host.partition(".")
+            if rest:  # a StatefulSet pod: <set>-<n>.<service>
+                sset = statefulsets[rest]
+                assert sset["spec"]["serviceName"] == rest and rest in services
+                assert int(first.rsplit("-", 1)[1]) < sset["spec"]["replicas"]
+            else:
+                assert first in services, name
+            assert port == 6379
     cluster = statefulsets["redis-cluster"]
     (create,) = _kind("Job")
     made = set(re.findall(r"(redis-cluster-\d+)\.redis-cluster:6379", _containers(create)[0]["command"][-1]))
