@@ -21,7 +21,7 @@ measured in the same rounds: flat means the ratio to it stays ~1.
 on TCP with the same AOF setting, started side by side, each holding the
 same number of bulk-created matches. Rounds alternate between them (order
 shuffled): (a) append latency, sequential ``EventStore.append`` on one
-connection; (b) move throughput, ``--clients`` processes making moves as
+connection per side, the two sides taking turns append by append; (b) move throughput, ``--clients`` processes making moves as
 the API does, as fast as they can, for ``--duration`` seconds. Ratios are
 cluster ÷ single per round, then the median. On one small machine the
 cluster's six servers share the same cores as the single one: the ratio
@@ -232,20 +232,24 @@ def _client(target):
     return redis.Redis.from_url(where)
 
 
-def append_latency(client, appends: int, tag: str) -> list[float]:
-    """Sequential appends on one connection, each to its own new match log (spread over the slots)."""
-    store = EventStore(client)
+def append_latency(clients: dict, appends: int, tag: str, rnd) -> dict[str, list[float]]:
+    """Sequential appends on one connection per side, each to its own new match log (spread over
+    the slots); the sides take turns append by append, so that a noisy neighbour slows both alike."""
+    stores = {name: EventStore(client) for name, client in clients.items()}
     entry = {
         "kind": "move",
         "seat": 0,
         "move": {"type": "take", "pile": 0, "count": 1},
         "events": [{"type": "took"}],
     }
-    took = []
+    took: dict[str, list[float]] = {name: [] for name in clients}
     for i in range(appends):
-        t0 = time.perf_counter()
-        store.append(f"bench-{tag}-{i}", entry, 0)
-        took.append(time.perf_counter() - t0)
+        order = list(stores)
+        rnd.shuffle(order)
+        for name in order:
+            t0 = time.perf_counter()
+            stores[name].append(f"bench-{tag}-{i}", entry, 0)
+            took[name].append(time.perf_counter() - t0)
     return took
 
 
@@ -315,10 +319,10 @@ def cluster_vs_single(args, registry) -> dict:
             order = list(targets)
             rnd.shuffle(order)
             p50, per_s = {}, {}
+            took = append_latency(clients, args.appends, f"r{round_}", rnd)
             for name in order:
-                took = append_latency(clients[name], args.appends, f"r{round_}")
-                lat[name] += took
-                p50[name] = median(took)
+                lat[name] += took[name]
+                p50[name] = median(took[name])
             for name in order:
                 per_s[name], errs = throughput(
                     targets[name], registry, created[name], args.clients, args.duration
