@@ -145,6 +145,7 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
     ``redis_timeout`` by design, so it has a client with the connect timeout only.
     """
     from .eventstore import connection_options
+    from .eventstore.connect import cluster_client, is_cluster_url
 
     url = config.redis_url
     if not url:
@@ -154,6 +155,14 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
         atexit.register(server.stop)
         url = server.url
     request, blocking = connection_options(config.redis_timeout)
+    if is_cluster_url(url):  # redis+cluster://: a Redis Cluster (see gameroom.eventstore.connect)
+        events = cluster_client(
+            url,
+            max_connections=config.redis_max_connections,
+            pool_timeout=config.redis_pool_timeout,
+            **request,
+        )
+        return events, cluster_client(url, **blocking), url
     pool = redis.BlockingConnectionPool.from_url(
         url, max_connections=config.redis_max_connections, timeout=config.redis_pool_timeout, **request
     )
@@ -161,7 +170,11 @@ def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
 
 
 def _queue_client(config: Config, events: redis.Redis) -> redis.Redis:
-    """The client of RQ's queue: ``queue_redis_url`` with the request path's timeouts, else ``events``."""
+    """The client of RQ's queue: ``queue_redis_url`` with the request path's timeouts, else ``events``
+    (refused when that is a cluster: RQ needs a plain Redis)."""
+    from .eventstore.connect import refuse_cluster_queue
+
+    refuse_cluster_queue(config.queue_redis_url or config.redis_url)
     if not config.queue_redis_url:
         return events
     from .eventstore import connection_options

@@ -173,8 +173,15 @@ def serve(config: Config, host, port, workers, ai_workers):
     port = port or config.port
     parent = os.getpid()
     _check_port_free(host, port)
+    from .eventstore.connect import ClusterURLError, refuse_cluster_queue
+
     with data_dir_lock(config), redis_url(config, share=False) as url:
         queue_url = config.queue_redis_url or url
+        if config.ai_mode == "rq" or ai_workers > 0:
+            try:
+                refuse_cluster_queue(queue_url)
+            except ClusterURLError as exc:
+                raise click.ClickException(str(exc)) from None
         env = {**os.environ, "GAMEROOM_REDIS_URL": url, "GAMEROOM_QUEUE_REDIS_URL": queue_url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
@@ -252,6 +259,12 @@ def worker(config: Config, url, queue_url, queue, burst):
     if not url:
         raise click.UsageError("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
     queue_url = queue_url or config.queue_redis_url or url
+    from .eventstore.connect import ClusterURLError, refuse_cluster_queue
+
+    try:
+        refuse_cluster_queue(queue_url)
+    except ClusterURLError as exc:
+        raise click.UsageError(str(exc)) from None
     run(url, queue or config.queue, burst, config.log_level.upper(), queue_url)
 
 
@@ -276,17 +289,17 @@ def games():
 @click.pass_obj
 def replay(config: Config, match_id, steps, as_json):
     """Rebuild MATCH_ID from its event log and print its final state and outcome."""
-    import redis
     from tqdm import tqdm
 
     from .core import decider, lifecycle
     from .core.matches import redact_entry
     from .eventstore import EventStore
+    from .eventstore.connect import client_from_url
     from .eventstore.records import MatchRecords
     from .registry import build_registry
 
     with redis_url(config) as url:
-        client = redis.Redis.from_url(url)
+        client = client_from_url(url)
         record = MatchRecords(client).get(match_id)
         if record is None:
             raise click.ClickException(f"No match {match_id}.")

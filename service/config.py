@@ -13,6 +13,9 @@ from dataclasses import dataclass, fields, replace
 @dataclass(frozen=True)
 class Config:
     #: Redis URL of the events and match data. Empty: start an embedded redis-server in ``data_dir``.
+    #: ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://`` with TLS): a Redis Cluster,
+    #: given by startup nodes (then ``queue_redis_url`` must name a plain Redis); any other scheme is
+    #: one server (see deploy/redis.md#cluster).
     redis_url: str = ""
     #: Redis URL of RQ's queue (AI jobs, clock timeouts): a plain primary, RQ does not support
     #: Cluster. Empty: the events Redis (``redis_url``), so a single-Redis install needs nothing.

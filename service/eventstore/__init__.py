@@ -3,9 +3,11 @@
 Nothing outside this package builds a Redis key, a pipeline or a script: the
 rest of gameroom holds an :class:`EventStore` and a
 :class:`~gameroom.eventstore.records.MatchRecords` and calls the methods
-below. A backend (the single Redis of today, Redis Cluster tomorrow) provides
+below. A backend (a single Redis, or a Redis Cluster named by a
+``redis+cluster://`` URL: :mod:`gameroom.eventstore.connect`) provides
 exactly these, and proves it by passing the contract suite
-:class:`gameroom.testing.store_contract.EventStoreContract`.
+:class:`gameroom.testing.store_contract.EventStoreContract`
+(``tests/eventstore/test_store_contract.py``, ``tests/cluster/test_store_contract_cluster.py``).
 
 ``EventStore`` -- one append-only log per match; versions count from 1:
 
@@ -50,7 +52,7 @@ exactly these, and proves it by passing the contract suite
   ``release_rematch_lock``: one rematch per match, created by one request.
 
 The ``queue_*``/``parse_*`` helpers and the ``redis`` attributes are this
-package's own (batching on the single Redis); code outside it does not use
+package's own (batching; on a cluster a transaction stays in one match's slot); code outside it does not use
 them. Still outside: the AI reconciler (``workers/reconciler.py``) scans the
 pending-AI index with its own pipeline.
 """

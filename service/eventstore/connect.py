@@ -78,12 +78,27 @@ def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict]:
     return nodes, options
 
 
-def cluster_client(url: str, **kwargs) -> GameroomCluster:
+def cluster_client(url: str, *, pool_timeout: float | None = None, **kwargs) -> GameroomCluster:
     """A cluster client on the startup nodes of ``url``; ``kwargs``: redis-py connection options
-    (``max_connections`` is per node)."""
+    (``max_connections`` is per node).
+
+    ``pool_timeout``: each node's pool blocks up to that many seconds for a free connection when
+    all ``max_connections`` are busy, as the single server's pool does, rather than failing at once
+    (not with TLS, where redis-py's default pool is kept)."""
     nodes, options = parse_cluster_url(url)
     kwargs.pop("retry", None)  # the cluster client retries at its own level (see the module docstring)
-    return GameroomCluster(startup_nodes=[ClusterNode(h, p) for h, p in nodes], **{**options, **kwargs})
+    startup = [ClusterNode(h, p) for h, p in nodes]
+    if pool_timeout is not None and not options.get("ssl"):
+        # redis-py uses connection_pool_class only for a client made from a URL: give it the first node's.
+        (host, port), rest = nodes[0], startup[1:]
+        return GameroomCluster(
+            url=f"redis://{host}:{port}",
+            startup_nodes=rest,
+            connection_pool_class=redis.BlockingConnectionPool,
+            timeout=pool_timeout,
+            **{**options, **kwargs},
+        )
+    return GameroomCluster(startup_nodes=startup, **{**options, **kwargs})
 
 
 def client_from_url(url: str, **kwargs) -> Any:

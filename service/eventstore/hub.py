@@ -21,8 +21,14 @@ The reader's connection has a socket timeout longer than its block, so an
 idle period never surfaces as a read timeout (redis-py 8's default socket
 timeout is 5 s).
 
-Redis Cluster: one ``XREAD`` may only name keys of one slot; a cluster
-deployment needs one hub reader per node (not done yet).
+Redis Cluster: one ``XREAD`` may only name keys of one slot, and every
+match has a slot of its own, so no single blocking read covers them. On a
+cluster the reader instead polls: every ``poll_ms`` (100 ms) one pipelined,
+non-blocking ``XREAD`` per watched match, which redis-py's cluster pipeline
+sends as one batch per node (a round trip per node, not per match). A new
+subscriber wakes it at once (an in-process event; the wake stream is not
+used). An entry reaches a stream at most ``poll_ms`` later than on a single
+Redis, and an idle hub with no subscriber sends nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 import redis
 
 from . import keys
+from .connect import client_from_url, is_cluster_url
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +108,18 @@ class StreamHub:
         block_ms: int = 10_000,
         max_streams: int = 0,
         max_per_client: int = 0,
+        poll_ms: int = 100,
     ):
-        # The reader's own connection (to ``url``, the server of ``client``) blocks up to
-        # block_ms: its socket must wait longer than that.
-        self._reader = redis.Redis.from_url(url, socket_timeout=block_ms / 1000 + 10, max_connections=1)
+        self._cluster = is_cluster_url(url)
+        if self._cluster:
+            # Non-blocking reads, batched per node (see the module docstring).
+            self._reader = client_from_url(url, socket_timeout=block_ms / 1000 + 10)
+        else:
+            # The reader's own connection (to ``url``, the server of ``client``) blocks up to
+            # block_ms: its socket must wait longer than that.
+            self._reader = redis.Redis.from_url(url, socket_timeout=block_ms / 1000 + 10, max_connections=1)
+        self.poll_ms = poll_ms
+        self._poke = threading.Event()
         self._client = client
         self.block_ms = block_ms
         self.max_streams = max_streams
@@ -162,6 +177,9 @@ class StreamHub:
                 del self._watched[sub.match_id]
 
     def _wake(self) -> None:
+        if self._cluster:
+            self._poke.set()
+            return
         pipe = self._client.pipeline(transaction=False)
         pipe.xadd(self._wake_key, {"w": 1}, maxlen=1)
         pipe.pexpire(self._wake_key, 3_600_000)
@@ -190,6 +208,9 @@ class StreamHub:
                 self._has_work.clear()
                 return
             streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
+        if self._cluster:
+            self._poll_once(streams)
+            return
         streams[self._wake_key] = self._wake_cursor
         found: Any = self._reader.xread(streams, block=self.block_ms, count=1000)  # RESP2: [[key, items]]
         for key, items in found or []:
@@ -200,6 +221,24 @@ class StreamHub:
                 continue
             entries = [json.loads(fields[b"entry"]) for _id, fields in items]
             self._deliver(keys.match_of_events(key), entries)
+
+    def _poll_once(self, streams: dict) -> None:
+        """On a cluster: one non-blocking XREAD per watched stream, pipelined (one batch per node);
+        waits ``poll_ms`` (or until a new subscriber pokes it) when nothing was new."""
+        self._poke.clear()
+        pipe = self._reader.pipeline(transaction=False)
+        for key, cursor in streams.items():
+            pipe.xread({key: cursor}, count=1000)
+        found_any = False
+        for found in pipe.execute():
+            for key, items in found or []:
+                key = key.decode() if isinstance(key, bytes) else key
+                entries = [json.loads(fields[b"entry"]) for _id, fields in items]
+                if entries:
+                    found_any = True
+                    self._deliver(keys.match_of_events(key), entries)
+        if not found_any:
+            self._poke.wait(self.poll_ms / 1000)
 
     def _deliver(self, match_id: str, entries: list[dict]) -> None:
         with self._lock:

@@ -2,8 +2,10 @@
 
 Keys of one match share the hash tag ``{<match>}`` so that, on Redis Cluster,
 everything of a match lives in one slot and the append script may touch
-several of them atomically. The lobby index is the one key that spans
-matches; it lives wherever the cluster puts it.
+several of them atomically. The lobby and pending-AI indexes are the keys
+that span matches; they live wherever the cluster puts them, and on a cluster
+they are written before the match's own keys, as intents (see
+:mod:`gameroom.eventstore.records`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 Used where the Flask test client is not enough: chunked request bodies (the
 WSGI server decides how they are read), many concurrent clients, and the
 schemathesis fuzz run. ``with Served(folder) as server: server.base``.
+
+``env`` points it at an external Redis instead of the embedded one:
+``Served(folder, env={"GAMEROOM_REDIS_URL": cluster.url, "GAMEROOM_QUEUE_REDIS_URL": queue_url})``
+(``tests/cluster/test_http_on_cluster.py``).
 """
 
 from __future__ import annotations

@@ -109,9 +109,9 @@ def events_connection(queue_connection):
     if _EVENTS_URL is None:
         return queue_connection
     if _EVENTS is None:
-        import redis
+        from ..eventstore.connect import client_from_url
 
-        _EVENTS = redis.Redis.from_url(_EVENTS_URL)  # redis-py's pool reconnects in a forked horse
+        _EVENTS = client_from_url(_EVENTS_URL)  # redis-py's pool reconnects in a forked horse
     return _EVENTS
 
 

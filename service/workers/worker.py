@@ -56,6 +56,7 @@ from rq.serializers import JSONSerializer
 from rq.utils import now as rq_now
 
 from ..config import Config
+from ..eventstore.connect import client_from_url, refuse_cluster_queue
 from . import jobs
 from .reconciler import reconcile
 from .scheduler import AIScheduler, queue_for
@@ -162,7 +163,7 @@ class Upkeep(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        events = redis.Redis.from_url(self.url)
+        events = client_from_url(self.url)
         connection = events if self.queue_url == self.url else redis.Redis.from_url(self.queue_url)
         queue = queue_for(connection, self.queue_name)
         matches = jobs.matches_for(events, self.queue_name, queue_connection=connection)
@@ -239,6 +240,7 @@ def run(
     ``queue_url`` defaults to ``url`` (one Redis for both roles). A worker that quits on a Redis error is replaced by a fresh one, after a
     wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
     """
+    refuse_cluster_queue(queue_url or url)
     _children_die_with_this_process()
     jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
     queue_url = queue_url or url
