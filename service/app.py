@@ -13,7 +13,7 @@ from flask import Flask
 
 from . import api as api_package
 from . import tagged, web
-from .api import apidocs, cors, problems
+from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 from .api.links import LinksPlugin
@@ -247,7 +247,12 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     registry = registry or build_registry()
     client, blocking, url = _connect(config)
     matches = Matches(
-        EventStore(client, blocking=blocking),
+        EventStore(
+            client,
+            blocking=blocking,
+            wait_replicas=config.redis_wait_replicas,
+            wait_timeout_ms=config.redis_wait_timeout_ms,
+        ),
         MatchRecords(client),
         registry,
         snapshot_every=config.snapshot_every,
@@ -281,6 +286,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     problems.init_app(app)
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
+    if config.redis_wait_replicas > 0:
+        replication.init_app(app)
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

@@ -20,6 +20,13 @@ class Config:
     #: Redis URL of RQ's queue (AI jobs, clock timeouts): a plain primary, RQ does not support
     #: Cluster. Empty: the events Redis (``redis_url``), so a single-Redis install needs nothing.
     queue_redis_url: str = ""
+    #: Replicas that must confirm an append before a move is acknowledged (WAIT after every
+    #: append; 0: do not wait, Redis replicates asynchronously). See deploy/redis.md.
+    redis_wait_replicas: int = 0
+    #: Milliseconds an append waits for those replicas; fewer in time: still accepted, reported
+    #: in the Gameroom-Replicas header and logged. Keep it above 0 (0 waits forever) and below
+    #: ``redis_timeout`` (the request would time out first and be answered 503).
+    redis_wait_timeout_ms: int = 1000
     #: Redis connections one API process opens at most (requests beyond wait for one).
     redis_max_connections: int = 64
     #: Seconds a request waits for a free Redis connection before failing.

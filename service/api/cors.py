@@ -19,7 +19,7 @@ from ..errors import Forbidden
 
 ALLOW_METHODS = "GET, POST, OPTIONS"
 ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID"
-EXPOSE_HEADERS = "ETag, Location, Retry-After"
+EXPOSE_HEADERS = "ETag, Location, Retry-After, Gameroom-Replicas"
 MAX_AGE = "600"
 
 

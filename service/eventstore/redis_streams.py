@@ -16,7 +16,7 @@ import redis
 
 from .. import jsoncodec
 from ..errors import VersionConflict
-from . import keys
+from . import keys, replication
 from .connect import is_cluster
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
 
@@ -152,16 +152,28 @@ def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
 class EventStore:
     """Append-only per-match streams on a redis-py client (``decode_responses=False``)."""
 
-    def __init__(self, client: redis.Redis, blocking: redis.Redis | None = None):
+    def __init__(
+        self,
+        client: redis.Redis,
+        blocking: redis.Redis | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
+    ):
         """``blocking``: the client for :meth:`subscribe`'s blocking reads (default ``client``).
 
         The API gives ``client`` short socket timeouts, so that a frozen Redis
         cannot hold a request thread; a blocking read waits longer than that
         by design, so it goes through a client without them.
+
+        ``wait_replicas`` > 0: every append is followed by ``WAIT wait_replicas
+        wait_timeout_ms`` on the same connection (see :mod:`.replication`).
         """
         self.redis = client
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
 
     # -- drafts: a seat's sealed steps, kept out of the log until it confirms ----
@@ -224,6 +236,8 @@ class EventStore:
         """
         args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft)
         keys_ = _append_keys(match_id, draft)
+        if self.wait_replicas > 0:
+            return self._append_and_wait(match_id, keys_, args, ai_seats)
         if not ai_seats:
             return self.parse_append(self._append(keys=keys_, args=args))
         if is_cluster(self.redis):
@@ -236,6 +250,20 @@ class EventStore:
         self.mark_ai_pending(pipe, match_id)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
         return self.parse_append(pipe.execute()[-1])
+
+    def _append_and_wait(self, match_id: str, keys_: list[str], args: list, ai_seats) -> AppendResult:
+        """:meth:`append`, then WAIT for replicas on the same connection (one round trip)."""
+        client = replication.client_of(self.redis, keys.events(match_id))
+        pipe = client.pipeline(transaction=False)
+        if ai_seats:  # the pending-AI index first; on a cluster it lives in another slot
+            self.mark_ai_pending(pipe if client is self.redis else self.redis, match_id)
+        pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        *_marked, appended, acked = replication.execute(pipe, self.redis)
+        result = self.parse_append(appended)
+        if not result.duplicate:
+            replication.acknowledged(match_id, result.version, int(acked), self.wait_replicas)
+        return result
 
     @staticmethod
     def mark_ai_pending(client, match_id: str) -> None:

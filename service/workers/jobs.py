@@ -138,7 +138,11 @@ def matches_for(connection, queue_name: str | None = None, *, queue_connection=N
 
     config = Config.from_env()
     matches = Matches(
-        EventStore(connection),
+        EventStore(
+            connection,
+            wait_replicas=config.redis_wait_replicas,
+            wait_timeout_ms=config.redis_wait_timeout_ms,
+        ),
         MatchRecords(connection),
         current_registry(),
         snapshot_every=config.snapshot_every,
