@@ -137,6 +137,15 @@ class _FoldCache(_LRU):
         current = self._items.get(match_id)  # never replace a fold by an older one
         return current is None or current.version <= folded.version
 
+    def forget_beyond(self, match_id: str, version: int) -> None:
+        """Drop the match's fold if it is past ``version``, the log's length: the log lost
+        its tail (a Redis failover lost writes its replica had not received), so the
+        fold describes versions that no longer exist and would refuse every append."""
+        with self._lock:
+            current = self._items.get(match_id)
+            if current is not None and current.version > version:
+                del self._items[match_id]
+
 
 class Matches:
     def __init__(
@@ -288,7 +297,8 @@ class Matches:
                 return self.append(
                     loaded, lifecycle.entry(lifecycle.START, None, num_seats=loaded.record.num_seats)
                 )
-            except VersionConflict:
+            except VersionConflict as conflict:
+                self._cache.forget_beyond(loaded.record.id, conflict.current_version)
                 loaded = self.load(loaded.record.id)
         return loaded
 
@@ -587,7 +597,8 @@ class Matches:
             if has_drafts(game) and decider.sealable(game, loaded.seen, seat, entry):
                 try:
                     return self._seal(loaded, seat, entry, key, fingerprint)
-                except VersionConflict:
+                except VersionConflict as conflict:
+                    self._cache.forget_beyond(match_id, conflict.current_version)
                     loaded = None
                     continue
             draft = None
@@ -610,7 +621,8 @@ class Matches:
                     ai_seats=self.ai_to_move(record, game, new.folded),
                     draft=draft,
                 )
-            except VersionConflict:
+            except VersionConflict as conflict:
+                self._cache.forget_beyond(match_id, conflict.current_version)
                 loaded = None
                 continue
             if result.duplicate:
