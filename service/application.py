@@ -464,7 +464,10 @@ class Matches:
                 match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind, token
             )
         fingerprint = request_fingerprint(move, expected_version)
-        prior = self.records.idempotent(match_id, key)
+        # A fresh ``loaded`` still at ``expected_version`` proves the key unused: its first use
+        # appended after that version, and a log only grows. (The append checks the key anyway.)
+        unused = loaded is not None and not maybe_behind and expected_version == loaded.version
+        prior = None if unused else self.records.idempotent(match_id, key)
         if prior is not None:
             return self._replayed(match_id, *prior, fingerprint)
         try:
