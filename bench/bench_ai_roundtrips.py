@@ -70,10 +70,21 @@ def _install_counter() -> None:
         if counts is not None:
             role = _role(self)
             counts[role] = counts.get(role, 0) + 1
+            if _state().get("trace"):
+                counts.setdefault(f"{role} commands", []).append(_names(command))
         return original(self, command, check_health)
 
     AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]
     AbstractConnection._bench_counted = True  # type: ignore[attr-defined]
+
+
+def _names(packed) -> str:
+    """The command names in a packed request (several for a pipeline), e.g. ``MULTI+XADD+EXEC``."""
+    data = b"".join(bytes(chunk) for chunk in packed) if isinstance(packed, list) else bytes(packed)
+    parts = data.split(b"\r\n")
+    return "+".join(
+        parts[i + 2].decode(errors="replace") for i, p in enumerate(parts[:-2]) if p.startswith(b"*")
+    )
 
 
 @contextlib.contextmanager
@@ -118,13 +129,9 @@ def in_work_horse(function, *args) -> dict:
 
 def prepare_worker_process(events_url: str, queue_url: str) -> None:
     """What ``gameroom worker`` does once per process, before it forks work horses."""
-    from gameroom.workers import jobs, worker
+    from gameroom.workers import worker
 
-    if hasattr(worker, "prepare"):
-        worker.prepare(events_url, QUEUE, queue_url)
-    else:  # the code before the composition root (for the "before" column of bench/README.md)
-        jobs.current_registry()
-        jobs.use_events_url(events_url)
+    worker.prepare(events_url, QUEUE, queue_url)
 
 
 def _where(url: str) -> str:
@@ -172,9 +179,11 @@ def human_move(events_url: str, queue_url: str, moves: int = 3) -> list[dict]:
     match_id, tokens = data["match"]["id"], {int(k): v for k, v in data["tokens"].items()}
     counts = []
     for i in range(2 + moves):
-        seat = i % 2
-        headers = {"Authorization": f"Bearer {tokens[seat]}"}
-        legal = client.get(f"/api/matches/{match_id}/legal-moves", headers=headers).get_json()["moves"]
+        for seat in (0, 1):  # whose turn it is
+            headers = {"Authorization": f"Bearer {tokens[seat]}"}
+            legal = client.get(f"/api/matches/{match_id}/legal-moves", headers=headers).get_json()["moves"]
+            if legal:
+                break
         with counting() as seen:
             r = client.post(f"/api/matches/{match_id}/moves", json={"move": legal[0]}, headers=headers)
         if r.status_code != 201:
@@ -192,8 +201,10 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated game slugs")
     parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--trace", action="store_true", help="also list the commands of each round trip")
     args = parser.parse_args(argv)
     _install_counter()
+    _state()["trace"] = args.trace
     rows = {}
     # No fsync: the counts do not depend on it, and a shared disk makes fsyncs slow.
     with (
@@ -209,6 +220,9 @@ def main(argv=None) -> None:
     print(f"{'AI turn of':24} {'events RTs':>10} {'queue RTs':>10}")
     for slug, counts in rows.items():
         print(f"{slug:24} {counts.get('events', 0):>10} {counts.get('queue', 0):>10}")
+        for role in ("events", "queue"):
+            if f"{role} commands" in counts:
+                print(f"    {role}: " + ", ".join(counts[f"{role} commands"]))
     print(
         f"{'warm human move (nim)':24} "
         + ", ".join(f"{c.get('events', 0)}/{c.get('queue', 0)}" for c in human)
