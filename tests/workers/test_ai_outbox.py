@@ -120,8 +120,7 @@ def test_a_member_marked_again_while_it_is_being_dropped_is_kept(ai_matches, red
     redis_client.zadd(keys.ai_pending(), {match_id: 1000.0})
     score = redis_client.zscore(keys.ai_pending(), match_id)
     ai_matches.store.mark_ai_pending(redis_client, match_id)  # a writer's new intent, after the read
-    drop = redis_client.register_script(reconciler._DROP_LUA)
-    assert drop(keys=[keys.ai_pending()], args=[match_id, score]) == 0
+    assert not ai_matches.store.drop_ai_pending(match_id, score)
     assert redis_client.zscore(keys.ai_pending(), match_id) > score
 
 
