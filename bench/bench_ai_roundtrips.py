@@ -146,16 +146,15 @@ def _where(url: str) -> str:
 def ai_turn(slug: str, events_url: str, queue_url: str) -> dict:
     import redis
 
-    from gameroom.application import Matches
-    from gameroom.eventstore import EventStore, keys
-    from gameroom.eventstore.records import MatchRecords
+    from gameroom.composition import matches_on
+    from gameroom.eventstore import keys
     from gameroom.registry import build_registry
     from gameroom.workers.scheduler import JOB_FUNCTION, queue_for
 
     events, queue_client = redis.Redis.from_url(events_url), redis.Redis.from_url(queue_url)
     registry = build_registry()
     game = registry.get(slug)
-    setup = Matches(EventStore(events), MatchRecords(events), registry)  # no scheduler: no job yet
+    setup = matches_on(events, registry)  # no scheduler: no job yet
     n = max(2, game.info.min_players)
     loaded, _tokens = setup.create(slug, [{"name": f"AI {i}", "ai": "random"} for i in range(n)])
     seat = game.active_seats(loaded.folded.state)[0]

@@ -57,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 
 from ..ai import builtin_levels, choose_move
@@ -108,7 +109,7 @@ def job_matches(job) -> Matches:
     """The application layer of an RQ job: the process's (:func:`use_wiring`) when it serves the
     job's queue on the job's Redis; else (a plain ``rq worker``, tests) one built on the job's
     Redis, which then holds the events and the queue, and kept for this process's next jobs."""
-    wiring = _WIRING
+    wiring = _process_wiring()
     if (
         wiring is not None
         and wiring.config.queue == job.origin
@@ -131,6 +132,23 @@ def job_matches(job) -> Matches:
 
 #: Wirings :func:`job_matches` built from jobs, by queue, Redis and registry.
 _BUILT: dict = {}
+_THREAD = threading.local()
+
+
+def _process_wiring():
+    """:func:`use_wiring`'s, in the main thread (the one that forks work horses); another
+    thread (the worker's upkeep, which runs RQ's failure callbacks of abandoned jobs) gets a
+    copy of its own, built once: a lock it held while the main thread forked would stay held
+    in the horse."""
+    wiring = _WIRING
+    if wiring is None or threading.current_thread() is threading.main_thread():
+        return wiring
+    own = getattr(_THREAD, "wiring", None)
+    if own is None or own[0] is not wiring:
+        from ..composition import compose
+
+        own = _THREAD.wiring = (wiring, compose(wiring.config, wiring.registry))
+    return own[1]
 
 
 def _redis_identity(client) -> tuple:

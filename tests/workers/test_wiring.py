@@ -51,6 +51,26 @@ def test_a_job_on_another_queue_gets_a_wiring_of_its_own(prepared, redis_client)
     assert job.return_value()["matches"] != id(prepared.matches)
 
 
+def test_a_thread_of_the_worker_other_than_the_forking_one_gets_a_wiring_of_its_own(prepared):
+    """The upkeep thread runs RQ's failure callbacks of abandoned jobs: if it used the main thread's
+    objects, a lock it held while the main thread forked would stay held in the work horse."""
+    import threading
+
+    seen = []
+
+    def twice():
+        seen.extend([jobs._process_wiring(), jobs._process_wiring()])
+
+    thread = threading.Thread(target=twice)
+    thread.start()
+    thread.join()
+    assert jobs._process_wiring() is prepared  # the main thread: the prepared one
+    first, again = seen
+    assert first is again and first is not prepared  # built once per thread
+    assert first.config == prepared.config and first.registry is prepared.registry
+    assert first.matches is not prepared.matches and first.clients.events is not prepared.clients.events
+
+
 class _Counted:
     """Counts the calls of some methods of an object (the real methods run)."""
 
