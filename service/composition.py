@@ -1,7 +1,7 @@
 """The composition root: the one place that builds gameroom's object graph.
 
 :func:`compose` turns a :class:`~gameroom.config.Config` into a
-:class:`Wiring`: the Redis clients (:func:`gameroom.eventstore.connect`),
+:class:`Wiring`: the Redis clients (:func:`gameroom.eventstore.connect.connect`),
 the event store and match records on them, the plugin registry, the seeding
 (the seed secret), :class:`~gameroom.application.Matches`, and its
 after-append hooks (the AI scheduler and the timeout scheduler, on RQ's
@@ -76,7 +76,7 @@ def compose(
     ``config``: a :class:`Config`, or a dict of overrides on top of the
     environment's (``GAMEROOM_*``). ``registry``: the games (default: the
     installed plugins). ``clients``: existing Redis clients (tests share the
-    session's; default: :func:`gameroom.eventstore.connect` on the configured
+    session's; default: :func:`gameroom.eventstore.connect.connect` on the configured
     URLs, starting an embedded Redis when none is). ``scheduling``: attach the
     AI and timeout schedulers on ``config.queue`` (default: when ``ai_mode``
     is ``rq``). ``seeding``: replaces the configured one (tests that replay
