@@ -43,11 +43,12 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from gameroom.application import Matches
+from gameroom.composition import compose, shared_clients
+from gameroom.config import Config
 from gameroom.core import decider
-from gameroom.eventstore import EventStore, keys
-from gameroom.eventstore.records import MatchRecords
+from gameroom.eventstore import keys
 from gameroom.registry import build_registry
-from gameroom.workers.scheduler import AIScheduler, queue_for
+from gameroom.workers.scheduler import queue_for
 
 QUEUE = "gameroom-ai-bench"
 COMMANDS = {
@@ -157,8 +158,9 @@ def run(args) -> dict:
     with redis_for_bench(args.redis_url) as (url, client_factory):
         client = client_factory()
         figures["facts"] = run_facts(client)
-        matches = Matches(EventStore(client), MatchRecords(client), registry)
-        matches.after_append.append(AIScheduler(client, QUEUE))
+        matches = compose(
+            Config(queue=QUEUE), registry, clients=shared_clients(client), scheduling=True
+        ).matches
         logdir = Path(args.logdir)
         logdir.mkdir(parents=True, exist_ok=True)
         for kind in args.worker or ["gameroom"]:

@@ -42,6 +42,7 @@ import redis
 from _common import fmt, median, percentile, run_facts, write_json
 
 from gameroom.application import Matches
+from gameroom.composition import matches_on
 from gameroom.core.rng import Seeding
 from gameroom.eventstore import EventStore, keys, redis_streams
 from gameroom.eventstore.embedded import EmbeddedRedis
@@ -84,7 +85,7 @@ class BulkCreate:
 
 def new_matches(client, registry) -> Matches:
     """An application layer with empty caches (a process that has seen no match yet)."""
-    return Matches(EventStore(client), MatchRecords(client), registry, seeding=Seeding.private())
+    return matches_on(client, registry, seeding=Seeding.private())
 
 
 def grow(client, registry, created: list, target: int, progress: bool, label: str) -> float:

@@ -26,10 +26,8 @@ import types
 
 from marshmallow import Schema, fields
 
-from gameroom.application import Matches
-from gameroom.eventstore import EventStore
+from gameroom.composition import matches_on
 from gameroom.eventstore.embedded import EmbeddedRedis
-from gameroom.eventstore.records import MatchRecords
 from gameroom.plugin_api import Game, GameInfo, GameSchemas, hookimpl
 from gameroom.registry import build_registry
 
@@ -105,7 +103,7 @@ def main(argv=None):
         client = server.client()
 
         def fresh():
-            return Matches(EventStore(client), MatchRecords(client), registry)
+            return matches_on(client, registry)
 
         results = {}
         for n in lengths:

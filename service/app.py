@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import atexit
 import inspect
 import logging
 
-import redis
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
@@ -17,15 +15,12 @@ from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 from .api.links import LinksPlugin
-from .application import Matches
+from .composition import compose
 from .config import Config
-from .eventstore import EventStore
 from .eventstore.hub import StreamHub
-from .eventstore.records import MatchRecords
-from .eventstore.seed_secret import seeding_for
 from .history import History
 from .lifecycle import Lifecycle
-from .registry import Registry, build_registry
+from .registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -131,64 +126,6 @@ class _MarshmallowPlugin(MarshmallowPlugin):
     Converter = _Converter
 
 
-def _connect(config: Config) -> tuple[redis.Redis, redis.Redis, str]:
-    """The request path's client, the client for blocking reads, and the Redis URL.
-
-    The request path's client has socket and connect timeouts of
-    ``redis_timeout`` and retries only a broken connection, once and at once
-    (redis-py's default retries ten times with backoff, also on timeouts): a
-    frozen or dead Redis costs a request at most about ``redis_timeout`` and
-    then a 503 (gameroom.api.problems). Its pool blocks (up to
-    ``redis_pool_timeout`` seconds) when all of its ``redis_max_connections``
-    are busy, rather than failing: under gevent a burst of requests is a burst
-    of concurrent Redis users. A blocking read (XREAD BLOCK) waits longer than
-    ``redis_timeout`` by design, so it has a client with the connect timeout only.
-    """
-    from .eventstore import connection_options
-    from .eventstore.connect import cluster_client, is_cluster_url
-
-    url = config.redis_url
-    if not url:
-        from .eventstore.embedded import EmbeddedRedis
-
-        server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync).start()
-        atexit.register(server.stop)
-        url = server.url
-    request, blocking = connection_options(config.redis_timeout)
-    if is_cluster_url(url):  # redis+cluster://: a Redis Cluster (see gameroom.eventstore.connect)
-        events = cluster_client(
-            url,
-            max_connections=config.redis_max_connections,
-            pool_timeout=config.redis_pool_timeout,
-            **request,
-        )
-        return events, cluster_client(url, **blocking), url
-    pool = redis.BlockingConnectionPool.from_url(
-        url, max_connections=config.redis_max_connections, timeout=config.redis_pool_timeout, **request
-    )
-    return redis.Redis(connection_pool=pool), redis.Redis.from_url(url, **blocking), url
-
-
-def _queue_client(config: Config, events: redis.Redis) -> redis.Redis:
-    """The client of RQ's queue: ``queue_redis_url`` with the request path's timeouts, else ``events``
-    (refused when that is a cluster: RQ needs a plain Redis)."""
-    from .eventstore.connect import refuse_cluster_queue
-
-    refuse_cluster_queue(config.queue_redis_url or config.redis_url)
-    if not config.queue_redis_url:
-        return events
-    from .eventstore import connection_options
-
-    request, _blocking = connection_options(config.redis_timeout)
-    pool = redis.BlockingConnectionPool.from_url(
-        config.queue_redis_url,
-        max_connections=config.redis_max_connections,
-        timeout=config.redis_pool_timeout,
-        **request,
-    )
-    return redis.Redis(connection_pool=pool)
-
-
 class GameroomFlask(Flask):
     """Flask, remembering which handlers are coroutines.
 
@@ -218,7 +155,9 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
 
     ``config``: a :class:`Config`, or a dict of overrides on top of the
     environment's. With no Redis URL configured, an embedded redis-server is
-    started in ``data_dir`` and stopped at exit.
+    started in ``data_dir`` and stopped at exit. Everything behind the HTTP
+    layer is built by :func:`gameroom.composition.compose` (the extension
+    ``gameroom_wiring``; ``gameroom`` is its :class:`Matches`).
     """
     if not isinstance(config, Config):
         config = Config.from_env(**(config or {}))
@@ -244,26 +183,17 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     )
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    registry = registry or build_registry()
-    client, blocking, url = _connect(config)
-    matches = Matches(
-        EventStore(
-            client,
-            blocking=blocking,
-            wait_replicas=config.redis_wait_replicas,
-            wait_timeout_ms=config.redis_wait_timeout_ms,
-        ),
-        MatchRecords(client),
-        registry,
-        snapshot_every=config.snapshot_every,
-        append_retries=config.append_retries,
-        seeding=seeding_for(config, client),
-    )
+    wiring = compose(config, registry)
+    registry, matches, client = wiring.registry, wiring.matches, wiring.clients.events
+    app.extensions["gameroom_wiring"] = wiring
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
     app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
     app.extensions["gameroom_hub"] = StreamHub(
-        client, url, max_streams=config.sse_max_streams, max_per_client=config.sse_max_streams_per_client
+        client,
+        wiring.url,
+        max_streams=config.sse_max_streams,
+        max_per_client=config.sse_max_streams_per_client,
     )
 
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
@@ -288,13 +218,5 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     cors.init_app(app, config.cors_origins)
     if config.redis_wait_replicas > 0:
         replication.init_app(app)
-
-    if config.ai_mode == "rq":
-        from .workers.scheduler import AIScheduler
-        from .workers.timeouts import TimeoutScheduler
-
-        queue_client = _queue_client(config, client)
-        matches.after_append.append(AIScheduler(queue_client, config.queue))
-        matches.after_append.append(TimeoutScheduler(queue_client, config.queue))
     app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
     return app

@@ -511,7 +511,16 @@ class Matches:
                 match_id, seat, move, expected_version, None, None, actor, loaded, maybe_behind, token
             )
         fingerprint = request_fingerprint(move, expected_version)
-        replay = self._prior(match_id, seat, key, fingerprint, loaded)
+        # A fresh ``loaded`` still at ``expected_version`` proves the key unused: its first use
+        # appended after that version, and a log only grows (the append checks the key anyway).
+        # Not where steps may wait in a draft: a sealed step's key is used without an entry.
+        unused = (
+            loaded is not None
+            and not maybe_behind
+            and expected_version == loaded.version
+            and not has_drafts(self.game(loaded.record))
+        )
+        replay = None if unused else self._prior(match_id, seat, key, fingerprint, loaded)
         if replay is not None:
             return replay
         try:

@@ -289,22 +289,21 @@ def games():
 @click.pass_obj
 def replay(config: Config, match_id, steps, as_json):
     """Rebuild MATCH_ID from its event log and print its final state and outcome."""
+    from dataclasses import replace
+
     from tqdm import tqdm
 
+    from .composition import compose
     from .core import decider, lifecycle
     from .core.matches import redact_entry
-    from .eventstore import EventStore
-    from .eventstore.connect import client_from_url
-    from .eventstore.records import MatchRecords
-    from .registry import build_registry
 
     with redis_url(config) as url:
-        client = client_from_url(url)
-        record = MatchRecords(client).get(match_id)
+        matches = compose(replace(config, redis_url=url), scheduling=False).matches
+        record = matches.records.get(match_id)
         if record is None:
             raise click.ClickException(f"No match {match_id}.")
-        game = build_registry().get(record.game)
-        store = EventStore(client)
+        game = matches.game(record)
+        store = matches.store
         total = store.version(match_id)
         folded = decider.Folded()
         after = 0

@@ -7,9 +7,9 @@ import pytest
 
 from gameroom import create_app
 from gameroom.application import Matches
+from gameroom.composition import matches_on
 from gameroom.core.rng import Seeding
 from gameroom.eventstore import EventStore
-from gameroom.eventstore.records import MatchRecords
 from gameroom.registry import build_registry
 
 pytest_plugins = ["gameroom.testing.redis_server", "gameroom.testing.browser", "gameroom.testing.cluster"]
@@ -42,6 +42,4 @@ def store(redis_client) -> EventStore:
 @pytest.fixture
 def plain_matches(redis_client, registry) -> Matches:
     """The application layer without HTTP or AI scheduling; seeds reproducible (tests replay them)."""
-    return Matches(
-        EventStore(redis_client), MatchRecords(redis_client), registry, seeding=Seeding.reproducible()
-    )
+    return matches_on(redis_client, registry, seeding=Seeding.reproducible())

@@ -123,13 +123,11 @@ def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
 
 
 def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind(redis_client, registry):
-    from gameroom.application import Matches
+    from gameroom.composition import matches_on
     from gameroom.core.matches import hash_token, new_token
-    from gameroom.eventstore import EventStore
-    from gameroom.eventstore.records import MatchRecords
 
     def process():
-        return Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+        return matches_on(redis_client, registry)
 
     behind, other = process(), process()
     admin = new_token()

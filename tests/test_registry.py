@@ -78,9 +78,7 @@ def test_games_command_lists_distribution_and_version():
 
 
 def test_entry_appended_observers_see_every_new_entry_and_cannot_break_a_move(redis_client):
-    from gameroom.application import Matches
-    from gameroom.eventstore import EventStore
-    from gameroom.eventstore.records import MatchRecords
+    from gameroom.composition import matches_on
 
     seen = []
 
@@ -90,7 +88,7 @@ def test_entry_appended_observers_see_every_new_entry_and_cannot_break_a_move(re
 
     observer = _module("observer", None, gameroom_entry_appended=gameroom_entry_appended)
     registry = build_registry(extra_plugins=[("observer", observer)])
-    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), registry)
+    matches = matches_on(redis_client, registry)
     loaded, _ = matches.create("nim", [{"name": "A"}, {"name": "B"}], {"piles": [3]})
     seat = registry.get("nim").active_seats(loaded.folded.state)[0]
     result = matches.submit(loaded.record.id, seat, {"type": "take", "pile": 0, "count": 1})

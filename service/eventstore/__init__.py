@@ -39,7 +39,11 @@ exactly these, and proves it by passing the contract suite
 - ``ai_turn(match_id)``, ``set_ai_turn(match_id, version, seats)``: the AI
   outbox marker (see :mod:`gameroom.workers.reconciler`);
   ``note_ai_pending(match_id)``, ``ai_pending()``: the index of matches that
-  may have an AI to move (an append with ``ai_seats`` adds to it first).
+  may have an AI to move (an append with ``ai_seats`` adds to it first);
+  ``pending_ai_turns(batch)``: its members as
+  :class:`~gameroom.eventstore.redis_streams.PendingAI` (id, time of the
+  mark, marker), oldest first; ``drop_ai_pending(match_id, marked_at)``:
+  removes one unless it was marked again since.
 - ``ping()``: raises one of :data:`UNAVAILABLE` unless the backend answers.
 
 ``MatchRecords`` -- what is known of a match besides its log:
@@ -63,8 +67,8 @@ exactly these, and proves it by passing the contract suite
 
 The ``queue_*``/``parse_*`` helpers and the ``redis`` attributes are this
 package's own (batching; on a cluster a transaction stays in one match's slot); code outside it does not use
-them. Still outside: the AI reconciler (``workers/reconciler.py``) scans the
-pending-AI index with its own pipeline.
+them. The Redis clients themselves are made by
+:func:`gameroom.eventstore.connect.connect`.
 """
 
 import redis

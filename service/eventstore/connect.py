@@ -1,4 +1,8 @@
-"""Clients of the events Redis: a single server (``redis://``, ``unix://``) or a Redis Cluster.
+"""How gameroom connects to its Redis servers: :func:`connect`, the one function every
+process (API, worker, CLI, tests) gets its clients from, through the composition root
+(:mod:`gameroom.composition`).
+
+The events Redis is a single server (``redis://``, ``unix://``) or a Redis Cluster.
 
 A cluster is configured, not guessed: ``GAMEROOM_REDIS_URL`` names it with
 the scheme ``redis+cluster://`` (``rediss+cluster://`` for TLS) and one or
@@ -15,6 +19,7 @@ slots uncovered (redis-py's cluster handling).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
@@ -116,3 +121,63 @@ def refuse_cluster_queue(queue_url: str) -> None:
             "RQ's queue needs a plain Redis, not a cluster: set GAMEROOM_QUEUE_REDIS_URL to a "
             "single Redis server (GAMEROOM_REDIS_URL is a cluster, and the queue defaults to it)"
         )
+
+
+@dataclass(frozen=True)
+class Clients:
+    """The Redis clients of one process.
+
+    ``events``: the request path's client of the events Redis (timeouts, a
+    blocking pool; a cluster client on a cluster); ``blocking``: the events
+    Redis for blocking reads (XREAD BLOCK: connect timeout only); ``queue``:
+    RQ's queue (AI jobs, clock timeouts), ``events`` itself when no other
+    queue Redis is configured (refused when that is a cluster).
+    """
+
+    events: Any
+    blocking: Any
+    queue: redis.Redis
+
+
+def connect(config, url: str) -> Clients:
+    """The clients of a process configured by ``config`` on the events Redis at ``url``.
+
+    The request path's clients have socket and connect timeouts of
+    ``redis_timeout`` and retry only a broken connection, once and at once
+    (redis-py's default retries ten times with backoff, also on timeouts): a
+    frozen or dead Redis costs a request at most about ``redis_timeout`` and
+    then a 503 (gameroom.api.problems). Their pools block (up to
+    ``redis_pool_timeout`` seconds) when all of their ``redis_max_connections``
+    are busy, rather than failing: under gevent a burst of requests is a burst
+    of concurrent Redis users. A blocking read (XREAD BLOCK) waits longer than
+    ``redis_timeout`` by design, so it has a client with the connect timeout
+    only. The queue's client (``queue_redis_url``; RQ needs a plain primary,
+    so a cluster URL is refused) has the request path's options.
+    """
+    from . import connection_options
+
+    refuse_cluster_queue(config.queue_redis_url or url)
+    request, blocking = connection_options(config.redis_timeout)
+
+    def pooled(target: str) -> redis.Redis:
+        pool = redis.BlockingConnectionPool.from_url(
+            target, max_connections=config.redis_max_connections, timeout=config.redis_pool_timeout, **request
+        )
+        return redis.Redis(connection_pool=pool)
+
+    if is_cluster_url(url):
+        events: Any = cluster_client(
+            url,
+            max_connections=config.redis_max_connections,
+            pool_timeout=config.redis_pool_timeout,
+            **request,
+        )
+        reader: Any = cluster_client(url, **blocking)
+    else:
+        events, reader = pooled(url), redis.Redis.from_url(url, **blocking)
+    queue = (
+        events
+        if not config.queue_redis_url or config.queue_redis_url == url
+        else pooled(config.queue_redis_url)
+    )
+    return Clients(events, reader, queue)

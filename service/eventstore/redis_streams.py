@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -141,6 +142,26 @@ def _append_args(
     return args
 
 
+class PendingAI(NamedTuple):
+    """A member of the pending-AI index: the match, when it was marked (epoch seconds) and its
+    AI-turn marker ``(version, seats)``, or None when it has none."""
+
+    match_id: str
+    marked_at: float
+    turn: tuple[int, list[int]] | None
+
+
+# KEYS[1] the pending-AI index; ARGV[1] match id; ARGV[2] the score the caller saw.
+# Removes the member only if no writer marked it again since (its score did not grow).
+DROP_PENDING_LUA = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+
 def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
     """The value of :func:`keys.ai_turn`, as ``(version, seats)``; None when absent."""
     if not raw:
@@ -175,6 +196,7 @@ class EventStore:
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
+        self._drop_pending = client.register_script(DROP_PENDING_LUA)
 
     # -- drafts: a seat's sealed steps, kept out of the log until it confirms ----
 
@@ -278,6 +300,30 @@ class EventStore:
         """The ids in the pending-AI index, oldest mark first."""
         found: Any = self.redis.zrange(keys.ai_pending(), 0, -1)  # list of bytes
         return [m.decode() for m in found]
+
+    def pending_ai_turns(self, batch: int = 200) -> Iterator[PendingAI]:
+        """Every member of the pending-AI index with its mark's time and its match's AI-turn
+        marker (None: no marker), oldest mark first; ``batch`` members per round trip of each kind.
+
+        Read in pages while the caller works: a member dropped meanwhile may shift the next page
+        (the reconciler runs again in a few seconds and sees what it missed).
+        """
+        start = 0
+        while True:
+            members: Any = self.redis.zrange(keys.ai_pending(), start, start + batch - 1, withscores=True)
+            if not members:
+                return
+            start += batch
+            pipe = self.redis.pipeline(transaction=False)
+            for member, _score in members:
+                pipe.get(keys.ai_turn(member.decode()))
+            for (member, score), raw in zip(members, pipe.execute()):
+                yield PendingAI(member.decode(), score, parse_ai_turn(raw))
+
+    def drop_ai_pending(self, match_id: str, marked_at: float) -> bool:
+        """Remove ``match_id`` from the pending-AI index unless a writer marked it after
+        ``marked_at`` (the time :meth:`pending_ai_turns` gave); True if removed."""
+        return bool(self._drop_pending(keys=[keys.ai_pending()], args=[match_id, marked_at]))
 
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
         """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""

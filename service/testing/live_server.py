@@ -1,29 +1,21 @@
-"""A real API server for tests: ``gameroom serve`` (gunicorn, gevent workers) on a free port.
+"""A real API server for tests on the test's Redis (:class:`LiveServer`), and :func:`http`.
 
 It serves with the shipped settings (``service/serving.py``) against a Redis
 the test already runs, with no AI worker; ``env`` adds GAMEROOM_* overrides
-(none: the defaults a user gets). Stopped by its PID (SIGINT, as Ctrl-C).
+(none: the defaults a user gets). Started and stopped by
+:class:`gameroom.testing.served.Served`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
-GAMEROOM = Path(sys.executable).with_name("gameroom")
+from .served import GAMEROOM, Served, free_port
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["GAMEROOM", "LiveServer", "free_port", "http"]
 
 
 def http(
@@ -50,56 +42,21 @@ def http(
         return err.code, json.loads(raw) if raw else None
 
 
-class LiveServer:
+class LiveServer(Served):
+    """:class:`~gameroom.testing.served.Served` on the test's Redis at ``redis_url``: one HTTP
+    worker, no AI worker, ready once the process answers ``/api/healthz``, logging to
+    ``serve-<port>.log`` in ``workdir``."""
+
     def __init__(self, redis_url: str, workdir: Path, env: dict | None = None, port: int | None = None):
-        self.redis_url = redis_url
-        self.workdir = Path(workdir)
-        self.env = env or {}
-        self.port = port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.proc = None
-
-    def start(self, timeout: float = 60) -> LiveServer:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-        env.update({"GAMEROOM_REDIS_URL": self.redis_url, **self.env})
-        self.log_path = self.workdir / f"serve-{self.port}.log"
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1", "--ai-workers", "0"],
-            cwd=self.workdir,
+        port = port or free_port()
+        super().__init__(
+            workdir,
+            redis_url=redis_url,
+            workers=1,
+            ai_workers=0,
             env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            port=port,
+            ready_path="/api/healthz",
+            log_name=f"serve-{port}.log",
         )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if http("GET", self.base + "/api/healthz", timeout=2)[0] == 200:
-                    return self
-            except OSError:
-                time.sleep(0.1)
-            if self.proc.poll() is not None:
-                raise AssertionError("server exited:\n" + self.log())
-        self.stop()
-        raise AssertionError("server did not answer:\n" + self.log())
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> int:
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else 0
-        os.killpg(self.proc.pid, signal.SIGINT)
-        try:
-            return self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            return self.proc.wait(10)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        self.redis_url = redis_url

@@ -1,8 +1,15 @@
-"""A real ``gameroom serve`` for tests: its own process, free port, embedded Redis in a temp folder.
+"""A real ``gameroom serve`` for tests: its own process and session, a free port, a folder of its own.
 
-Used where the Flask test client is not enough: chunked request bodies (the
-WSGI server decides how they are read), many concurrent clients, and the
-schemathesis fuzz run. ``with Served(folder) as server: server.base``.
+The one server starter of the test suite (browser tests, whole-server worker
+tests, the fuzz run, live streams, CORS, the CLI's own tests). Used where the
+Flask test client is not enough: a real browser, chunked request bodies (the
+WSGI server decides how they are read), many concurrent clients, AI workers.
+
+It runs the command as a user does: ``cwd`` is ``folder``, so with no
+``redis_url`` the embedded Redis keeps its data in ``folder/var`` (the
+default ``./var``); no GAMEROOM_* variable of the test run leaks in, only
+``env``. ``with Served(folder) as server: server.base``, or ``start()`` and
+``stop()`` (the exit code; SIGINT to its process group, as Ctrl-C).
 
 ``env`` points it at an external Redis instead of the embedded one:
 ``Served(folder, env={"GAMEROOM_REDIS_URL": cluster.url, "GAMEROOM_QUEUE_REDIS_URL": queue_url})``
@@ -20,6 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+GAMEROOM = Path(sys.executable).with_name("gameroom")
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -28,19 +37,29 @@ def free_port() -> int:
 
 
 class Served:
-    """``gameroom serve --port <free>`` in ``folder`` (its data folder and log), stopped on exit."""
+    """``gameroom serve --port <free>`` in ``folder``, logging to ``folder/<log_name>``.
+
+    ``redis_url``: a Redis the test runs (default: the embedded one in
+    ``folder/var``). ``workers``, ``ai_workers``: ``serve``'s options.
+    ``ready_path``: what must answer 200 before :meth:`start` returns
+    (``/api/readyz``: Redis reachable too; ``/api/healthz``: the process only).
+    """
 
     def __init__(
         self,
         folder: Path,
         *,
+        redis_url: str | None = None,
         workers: int = 2,
         ai_workers: int = 1,
         env: dict | None = None,
+        port: int | None = None,
+        ready_path: str = "/api/readyz",
         ready_timeout: float = 60,
+        log_name: str = "serve.log",
     ):
         self.folder = Path(folder)
-        self.port = free_port()
+        self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.args = [
             "serve",
@@ -51,22 +70,22 @@ class Served:
             "--ai-workers",
             str(ai_workers),
         ]
-        self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")},
-            "GAMEROOM_DATA_DIR": str(self.folder / "var"),
-            **(env or {}),
-        }
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        if redis_url:
+            self.env["GAMEROOM_REDIS_URL"] = redis_url
+        self.env.update(env or {})
+        self.ready_path = ready_path
         self.ready_timeout = ready_timeout
-        self.log_path = self.folder / "serve.log"
-        self.proc = None
+        self.log_path = self.folder / log_name
+        self.proc: subprocess.Popen | None = None
+        self._log = None
 
-    def __enter__(self) -> Served:
-        gameroom = Path(sys.executable).with_name("gameroom")
+    def start(self) -> Served:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")
-        # Its own session, so that stopping it stops its gunicorn and AI workers too.
+        # Its own session, so that stopping it stops its gunicorn and AI workers too (as Ctrl-C does).
         self.proc = subprocess.Popen(
-            [str(gameroom), *self.args],
+            [str(GAMEROOM), *self.args],
             cwd=self.folder,
             env=self.env,
             stdout=self._log,
@@ -76,25 +95,39 @@ class Served:
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.stop()
                 raise RuntimeError("gameroom serve exited:\n" + self.log())
             try:
-                with urllib.request.urlopen(self.base + "/api/readyz", timeout=2) as r:
+                with urllib.request.urlopen(self.base + self.ready_path, timeout=5) as r:
                     if r.status == 200:
                         return self
             except OSError:
                 time.sleep(0.2)
-        self.__exit__(None, None, None)
+        self.stop()
         raise RuntimeError("gameroom serve did not become ready:\n" + self.log())
 
+    def stop(self) -> int:
+        """Ctrl-C (SIGINT to its process group), SIGKILL after 30 s; returns its exit code."""
+        code = 0
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                try:
+                    self.proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                    self.proc.wait(10)
+            code = self.proc.returncode
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return code
+
+    def __enter__(self) -> Served:
+        return self.start()
+
     def __exit__(self, *exc) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGINT)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        self._log.close()
+        self.stop()
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

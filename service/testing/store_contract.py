@@ -20,6 +20,7 @@ the same data (used to race writers and to wake a blocked reader).
 from __future__ import annotations
 
 import threading
+import time
 from typing import NamedTuple
 
 import pytest
@@ -422,6 +423,28 @@ class EventStoreContract:
         store.note_ai_pending("a")
         store.append("c", {}, 0)  # no AI to move: not marked
         assert sorted(store.ai_pending()) == ["a", "b"]
+
+    def test_pending_ai_turns_list_each_member_with_its_mark_and_marker_in_every_batch(self, store):
+        before = time.time()
+        store.note_ai_pending("a")  # an intent with no marker (yet)
+        store.append("b", {}, 0, ai_seats=[0, 2])
+        for i in range(5):
+            store.append(f"c{i}", {}, 0, ai_seats=[1])
+        pending = list(store.pending_ai_turns(batch=2))
+        assert [p.match_id for p in pending][:2] == ["a", "b"]  # oldest mark first
+        assert sorted(p.match_id for p in pending) == ["a", "b", "c0", "c1", "c2", "c3", "c4"]
+        by_id = {p.match_id: p for p in pending}
+        assert by_id["a"].turn is None and by_id["b"].turn == (1, [0, 2]) and by_id["c3"].turn == (1, [1])
+        assert all(before - 1 <= p.marked_at <= time.time() + 1 for p in pending)
+
+    def test_drop_ai_pending_removes_a_member_unless_marked_again_since(self, store):
+        store.note_ai_pending("a")
+        [seen] = list(store.pending_ai_turns())
+        assert not store.drop_ai_pending("a", seen.marked_at - 10)  # marked after what the caller saw
+        assert store.ai_pending() == ["a"]
+        assert store.drop_ai_pending("a", seen.marked_at)
+        assert store.ai_pending() == [] and list(store.pending_ai_turns()) == []
+        assert not store.drop_ai_pending("a", seen.marked_at)  # already gone
 
     def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
         records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})

@@ -3,6 +3,10 @@
 :func:`play_ai_turn` is what RQ runs (arguments: ids only); :func:`play_turn`
 is the same without RQ, for tests and tools.
 
+A job loads the match once (:meth:`Matches.open`) and submits its move on
+that load: the append still checks the version, so a race is refused as it
+would be after a second load, without the second load.
+
 A job is *stale* when the match is no longer at the version it was enqueued
 for: it moved on (an opponent's move in a simultaneous phase), was undone, or
 ended. The scheduler enqueues a job for every AI seat still active at every
@@ -60,6 +64,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 
 from ..ai import builtin_levels, choose_move
@@ -75,17 +80,13 @@ log = logging.getLogger(__name__)
 FALLBACK_LEVEL = "random"
 
 _REGISTRY = None
-#: URL of the events Redis when it is not the queue's (see :func:`use_events_url`).
-_EVENTS_URL: str | None = None
-_EVENTS = None
+#: This process's object graph (see :func:`use_wiring`).
+_WIRING = None
 
 
 def use_registry(registry) -> None:
-    """Use ``registry`` for the jobs of this process (and of the work horses it forks).
-
-    A worker that builds it once before forking saves every job the discovery
-    of plugins; tests use it to play games that are not installed.
-    """
+    """Use ``registry`` for the jobs of this process (and of the work horses it forks) when no
+    :func:`use_wiring` was made; tests use it to play games that are not installed."""
     global _REGISTRY
     _REGISTRY = registry
 
@@ -99,62 +100,75 @@ def current_registry():
     return _REGISTRY
 
 
-def use_events_url(url: str | None) -> None:
-    """Read and write events on the Redis at ``url`` in this process and the work horses it forks.
+def use_wiring(wiring) -> None:
+    """Run the jobs of this process, and of the work horses it forks, on ``wiring``
+    (a :class:`gameroom.composition.Wiring`, or None to forget it).
 
-    ``None`` (the default): the events are on the queue's Redis, the
-    connection RQ gives each job. ``gameroom worker`` sets it when
-    ``GAMEROOM_QUEUE_REDIS_URL`` names another Redis than ``GAMEROOM_REDIS_URL``.
+    ``gameroom worker`` builds it once, before it forks (:func:`gameroom.workers.worker.prepare`):
+    every horse inherits the registry, the clients and the seed secret instead of building them
+    per job.
     """
-    global _EVENTS_URL, _EVENTS
-    _EVENTS_URL, _EVENTS = url, None
-
-
-def events_connection(queue_connection):
-    """The events Redis of this process: the one of :func:`use_events_url`, else ``queue_connection``."""
-    global _EVENTS
-    if _EVENTS_URL is None:
-        return queue_connection
-    if _EVENTS is None:
-        from ..eventstore.connect import client_from_url
-
-        _EVENTS = client_from_url(_EVENTS_URL)  # redis-py's pool reconnects in a forked horse
-    return _EVENTS
+    global _WIRING
+    _WIRING = wiring
 
 
 def job_matches(job) -> Matches:
-    """The application layer of an RQ job: events on the events Redis, follow-up jobs on the job's queue."""
-    return matches_for(events_connection(job.connection), job.origin, queue_connection=job.connection)
+    """The application layer of an RQ job: the process's (:func:`use_wiring`) when it serves the
+    job's queue on the job's Redis; else (a plain ``rq worker``, tests) one built on the job's
+    Redis, which then holds the events and the queue, and kept for this process's next jobs."""
+    wiring = _process_wiring()
+    if (
+        wiring is not None
+        and wiring.config.queue == job.origin
+        and _same_redis(wiring.clients.queue, job.connection)
+    ):
+        return wiring.matches
+    registry = current_registry()
+    key = (job.origin, _redis_identity(job.connection), id(registry))
+    built = _BUILT.get(key)
+    if built is None:
+        from ..composition import compose, shared_clients
+        from ..config import Config
+
+        config = Config.from_env(queue=job.origin)
+        built = _BUILT[key] = compose(
+            config, registry, clients=shared_clients(job.connection), scheduling=True
+        )
+    return built.matches
 
 
-def matches_for(connection, queue_name: str | None = None, *, queue_connection=None) -> Matches:
-    """The application layer on the events Redis ``connection``, scheduling follow-up AI jobs and
-    timeouts on ``queue_name`` of ``queue_connection`` (default: ``connection``, one Redis for both)."""
-    from ..config import Config
-    from ..eventstore import EventStore
-    from ..eventstore.records import MatchRecords
-    from ..eventstore.seed_secret import seeding_for
-    from .scheduler import AIScheduler
+#: Wirings :func:`job_matches` built from jobs, by queue, Redis and registry.
+_BUILT: dict = {}
+_THREAD = threading.local()
 
-    config = Config.from_env()
-    matches = Matches(
-        EventStore(
-            connection,
-            wait_replicas=config.redis_wait_replicas,
-            wait_timeout_ms=config.redis_wait_timeout_ms,
-        ),
-        MatchRecords(connection),
-        current_registry(),
-        snapshot_every=config.snapshot_every,
-        append_retries=config.append_retries,
-        seeding=seeding_for(config, connection),
-    )
-    queue_connection = connection if queue_connection is None else queue_connection
-    matches.after_append.append(AIScheduler(queue_connection, queue_name or config.queue))
-    from .timeouts import TimeoutScheduler
 
-    matches.after_append.append(TimeoutScheduler(queue_connection, queue_name or config.queue))
-    return matches
+def _process_wiring():
+    """:func:`use_wiring`'s, in the main thread (the one that forks work horses); another
+    thread (the worker's upkeep, which runs RQ's failure callbacks of abandoned jobs) gets a
+    copy of its own, built once: a lock it held while the main thread forked would stay held
+    in the horse."""
+    wiring = _WIRING
+    if wiring is None or threading.current_thread() is threading.main_thread():
+        return wiring
+    own = getattr(_THREAD, "wiring", None)
+    if own is None or own[0] is not wiring:
+        from ..composition import compose
+
+        own = _THREAD.wiring = (wiring, compose(wiring.config, wiring.registry))
+    return own[1]
+
+
+def _redis_identity(client) -> tuple:
+    """Which Redis server and database ``client`` talks to."""
+    kwargs = client.connection_pool.connection_kwargs
+    db = int(kwargs.get("db") or 0)
+    if kwargs.get("path"):
+        return (kwargs["path"], db)
+    return (kwargs.get("host") or "localhost", int(kwargs.get("port") or 6379), db)
+
+
+def _same_redis(a, b) -> bool:
+    return a is b or _redis_identity(a) == _redis_identity(b)
 
 
 def ai_rng(key: str) -> Rng:
@@ -180,11 +194,11 @@ def play_turn(
     of its own, under the idempotency key :func:`fallback_key` (see the
     module docstring).
     """
-    current = matches.store.version(match_id)
+    loaded = matches.open(match_id)[0]  # the latest: one load, which the submit below reuses
+    current = loaded.version
     if current != version:
         log.info("job %s: stale (match at v%d)", job_id, current)
         return {"status": "stale", "version": current}
-    loaded = matches.load(match_id, version)
     record, state = loaded.record, loaded.folded.state
     game = matches.game(record)
     if lifecycle.outcome(game, loaded.folded) is not None:
@@ -220,7 +234,13 @@ def play_turn(
         thought += time.monotonic() - started
         try:
             result = matches.submit(
-                match_id, seat, move, expected_version=version, idempotency_key=step_key, actor=actor
+                match_id,
+                seat,
+                move,
+                expected_version=version,
+                idempotency_key=step_key,
+                actor=actor,
+                loaded=mine,  # the load above (and the draft read with it): no second fold
             )
         except GameroomError as exc:
             now = matches.with_draft(matches.load(match_id), seat) if has_drafts(game) else None
@@ -254,7 +274,7 @@ def play_ai_turn(match_id: str, version: int, seat: int) -> dict:
     from rq import get_current_job
 
     job = get_current_job()
-    return play_turn(job_matches(job), match_id, version, seat, job.id)
+    return play_turn(job_matches(job), match_id, version, seat, job.id)  # bench_ai_roundtrips does the same
 
 
 def fall_back(job, failure: str) -> dict | None:

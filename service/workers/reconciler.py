@@ -34,6 +34,11 @@ so*, and the workers enqueue from that record:
   completed a match sets its marker after the claim) and only if no writer
   refreshed the score meanwhile (a compare-and-delete script).
 
+The index is read and trimmed through the event store
+(:meth:`~gameroom.eventstore.EventStore.pending_ai_turns`,
+:meth:`~gameroom.eventstore.EventStore.drop_ai_pending`); this module
+holds the policy, not the Redis commands.
+
 Chosen over scanning every ``*:ai-turn`` key (simple and exact, but a SCAN of
 the whole keyspace on every node each interval) and over writing the index in
 the append script (not allowed on Cluster: another slot).
@@ -49,7 +54,6 @@ from rq.serializers import JSONSerializer
 
 from ..errors import NotFound
 from ..eventstore import keys
-from ..eventstore.redis_streams import parse_ai_turn
 
 log = logging.getLogger(__name__)
 
@@ -63,16 +67,6 @@ GRACE = 60
 FAILED_RETRY_AFTER = 30
 #: Members read per round trip.
 BATCH = 200
-
-# KEYS[1] the pending-AI index; ARGV[1] match id; ARGV[2] the score the caller saw.
-# Removes the member only if no writer marked it again since (its score did not grow).
-_DROP_LUA = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) <= tonumber(ARGV[2]) then
-  return redis.call('ZREM', KEYS[1], ARGV[1])
-end
-return 0
-"""
 
 _DONE = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
@@ -98,29 +92,17 @@ def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
     """Enqueue every pending AI turn that has no live job; returns the job ids enqueued.
 
     ``matches`` is a :class:`gameroom.application.Matches` on the events'
-    Redis, ``scheduler`` the :class:`~gameroom.workers.scheduler.AIScheduler`
+    store, ``scheduler`` the :class:`~gameroom.workers.scheduler.AIScheduler`
     whose queue the jobs go to (its connection is the queue's Redis).
     """
-    redis = matches.store.redis
     queue_redis = scheduler.queue.connection
     now = time.time() if now is None else now
-    drop = redis.register_script(_DROP_LUA)
     enqueued = []
-    start = 0
-    while True:
-        members = redis.zrange(keys.ai_pending(), start, start + BATCH - 1, withscores=True)
-        if not members:
-            break
-        start += BATCH
-        pipe = redis.pipeline(transaction=False)
-        for member, _score in members:
-            pipe.get(keys.ai_turn(member.decode()))
-        for (member, score), raw in zip(members, pipe.execute()):
-            match_id = member.decode()
-            try:
-                enqueued += _reconcile_one(matches, scheduler, queue_redis, drop, match_id, score, raw, now)
-            except Exception:  # one broken match must not stop the others
-                log.exception("reconciling AI turns of match %s failed", match_id)
+    for pending in matches.store.pending_ai_turns(BATCH):
+        try:
+            enqueued += _reconcile_one(matches, scheduler, queue_redis, pending, now)
+        except Exception:  # one broken match must not stop the others
+            log.exception("reconciling AI turns of match %s failed", pending.match_id)
     if enqueued:
         log.warning(
             "reconciler enqueued %d AI turn(s) that had no job: %s", len(enqueued), ", ".join(enqueued)
@@ -128,8 +110,8 @@ def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
     return enqueued
 
 
-def _reconcile_one(matches, scheduler, queue_redis, drop, match_id, score, raw, now) -> list[str]:
-    turn = parse_ai_turn(raw)
+def _reconcile_one(matches, scheduler, queue_redis, pending, now) -> list[str]:
+    match_id, score, turn = pending
     if turn is not None:
         if now - score < FRESH:
             return []  # just appended: the writer's own enqueue is on its way
@@ -143,12 +125,12 @@ def _reconcile_one(matches, scheduler, queue_redis, drop, match_id, score, raw, 
     try:
         loaded = matches.load(match_id)
     except NotFound:
-        drop(keys=[keys.ai_pending()], args=[match_id, score])
+        matches.store.drop_ai_pending(match_id, score)
         return []
     record = loaded.record
     if matches.ai_to_move(record, matches.game(record), loaded.folded):
         # Started by a claim that died before setting its marker: the log and the record say an AI
         # is to move. Keep the member (the AI's own append sets or clears the marker).
         return scheduler(matches, loaded, None)
-    drop(keys=[keys.ai_pending()], args=[match_id, score])
+    matches.store.drop_ai_pending(match_id, score)
     return []

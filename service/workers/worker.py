@@ -32,8 +32,14 @@ a worker survives a Redis restart and the upkeep retries what the blip broke.
 **Two Redis roles.** Jobs come from the queue's Redis (``--queue-url``,
 ``GAMEROOM_QUEUE_REDIS_URL``); events are read and written on the events
 Redis (``--url``, ``GAMEROOM_REDIS_URL``), in the upkeep thread and in every
-work horse (:func:`gameroom.workers.jobs.use_events_url`). Without a queue
-URL both are the events Redis.
+work horse. Without a queue URL both are the events Redis.
+
+**Built once per process.** :func:`prepare` builds the worker's object graph
+(:func:`gameroom.composition.compose`: plugins, Redis clients, the seed
+secret, the schedulers of follow-up jobs) once, before RQ forks a work horse
+per job, so every horse inherits it instead of building it again (see
+``bench/bench_ai_roundtrips.py``). The upkeep thread builds its own, once:
+a lock held by a thread when RQ forks would stay held in the horse.
 
 Run it with ``python -m gameroom.workers.worker [--url URL] [--queue-url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
@@ -55,11 +61,12 @@ from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.utils import now as rq_now
 
+from ..composition import Wiring, compose
 from ..config import Config
-from ..eventstore.connect import client_from_url, refuse_cluster_queue
+from ..eventstore.connect import refuse_cluster_queue
 from . import jobs
 from .reconciler import reconcile
-from .scheduler import AIScheduler, queue_for
+from .scheduler import queue_for
 
 log = logging.getLogger(__name__)
 
@@ -163,11 +170,9 @@ class Upkeep(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        events = client_from_url(self.url)
-        connection = events if self.queue_url == self.url else redis.Redis.from_url(self.queue_url)
-        queue = queue_for(connection, self.queue_name)
-        matches = jobs.matches_for(events, self.queue_name, queue_connection=connection)
-        scheduler = next(s for s in matches.after_append if isinstance(s, AIScheduler))
+        wiring = compose(_config(self.url, self.queue_name, self.queue_url), jobs.current_registry())
+        queue = queue_for(wiring.clients.queue, self.queue_name)
+        matches, scheduler = wiring.matches, wiring.ai_scheduler
         down = False
         while True:
             try:
@@ -231,6 +236,33 @@ def _children_die_with_this_process() -> None:
     os.register_at_fork(after_in_child=arm)
 
 
+def _config(url: str, queue: str, queue_url: str | None) -> Config:
+    """The environment's configuration, with the worker's Redis URLs and queue; AI scheduling on."""
+    return Config.from_env(redis_url=url, queue_redis_url=queue_url or "", queue=queue, ai_mode="rq")
+
+
+def prepare(url: str, queue: str, queue_url: str | None = None) -> Wiring:
+    """Build this worker process's object graph once and give it to the jobs of its work horses.
+
+    The seed secret is read now if Redis answers (else by the first job that needs it).
+    """
+    wiring = compose(_config(url, queue, queue_url), jobs.current_registry())
+    jobs.use_wiring(wiring)
+    _read_seed_secret(wiring)
+    return wiring
+
+
+def _read_seed_secret(wiring: Wiring) -> None:
+    """Read what every job would otherwise ask Redis for again: the seed secret, and the queue
+    Redis's version (RQ's enqueue asks it once per client, and caches it on the client)."""
+    try:
+        wiring.matches.seeding  # noqa: B018 - reads (or makes) the stored secret, once per process
+        for scheduler in wiring.schedulers:
+            scheduler.queue.get_redis_server_version()
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        log.warning("worker: could not read the seed secret yet (%s)", exc)
+
+
 def run(
     url: str, queue: str, burst: bool = False, log_level: str = "INFO", queue_url: str | None = None
 ) -> bool:
@@ -242,9 +274,8 @@ def run(
     """
     refuse_cluster_queue(queue_url or url)
     _children_die_with_this_process()
-    jobs.current_registry()  # discover plugins once, before the upkeep thread and the worker need them
     queue_url = queue_url or url
-    jobs.use_events_url(None if queue_url == url else url)  # inherited by every work horse
+    wiring = prepare(url, queue, queue_url)  # inherited by every work horse
     upkeep = None
     if not burst:
         upkeep = Upkeep(url, queue, queue_url=queue_url)
@@ -254,6 +285,7 @@ def run(
         worker = None
         started = time.monotonic()
         try:
+            _read_seed_secret(wiring)  # after an outage at start, before the horses need it
             worker = AIWorker([queue], connection=redis.Redis.from_url(queue_url))
             worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
         except (redis.ConnectionError, redis.TimeoutError) as exc:

@@ -7,10 +7,9 @@ Run over every installed game with hidden information, plus the test games
 import pytest
 
 from gameroom.ai import choose_move
-from gameroom.application import Matches, has_drafts
+from gameroom.application import has_drafts
+from gameroom.composition import matches_on
 from gameroom.core import decider
-from gameroom.eventstore import EventStore
-from gameroom.eventstore.records import MatchRecords
 from gameroom.plugin_api import Rng, hookimpl
 from gameroom.registry import build_registry
 from gameroom.testing import dice, sealed
@@ -62,7 +61,7 @@ def test_hidden_information_games_are_covered():
 def test_the_job_gives_the_policy_exactly_the_seats_view_and_legal_moves(slug, redis_client):
     game = REGISTRY.get(slug)
     n = max(2, game.info.min_players)
-    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), REGISTRY)
+    matches = matches_on(redis_client, REGISTRY)
     loaded, _ = matches.create(slug, [{"name": f"bot{i}", "ai": "spy"} for i in range(n)], seed="spy")
     state = loaded.folded.state
     seat = game.active_seats(state)[0]
@@ -84,7 +83,7 @@ def test_the_job_gives_the_policy_exactly_the_seats_view_and_legal_moves(slug, r
 
 
 def test_a_sealed_cards_policy_never_sees_another_hand(redis_client):
-    matches = Matches(EventStore(redis_client), MatchRecords(redis_client), REGISTRY)
+    matches = matches_on(redis_client, REGISTRY)
     loaded, _ = matches.create(
         "sealed-cards", [{"name": "a", "ai": "spy"}, {"name": "b", "ai": "spy"}], seed="x"
     )

@@ -10,24 +10,17 @@ another Chromium binary. Screenshots go to ``tests/browser/screenshots/``
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from gameroom.testing.browser import chromium_path
+from gameroom.testing.served import Served
 
 CHROMIUM = chromium_path() or "/usr/bin/chromium"
 SHOTS = Path(__file__).with_name("screenshots")
-GAMEROOM = Path(sys.executable).with_name("gameroom")
 HERE = Path(__file__).parent
 
 
@@ -63,57 +56,11 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``gameroom serve`` as a user starts it, in a folder of its own."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log_path = folder / "serve.log"
-
-    def start(self) -> Server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
-            cwd=self.folder,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.base + "/api/readyz", timeout=5) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
-            assert self.proc.poll() is None, self.log_path.read_text()
-        raise AssertionError("server did not become ready:\n" + self.log_path.read_text())
-
-    def stop(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGINT)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.log.close()
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     if SKIP:
         pytest.skip(SKIP)
-    running = Server(tmp_path_factory.mktemp("serve")).start()
+    running = Served(tmp_path_factory.mktemp("serve"), workers=1).start()  # as a user starts it
     yield running
     running.stop()
     SHOTS.mkdir(exist_ok=True)

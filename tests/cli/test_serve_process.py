@@ -2,23 +2,13 @@
 
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-GAMEROOM = Path(sys.executable).with_name("gameroom")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from gameroom.testing.served import Served
 
 
 def _http(method, url, body=None, token=None):
@@ -28,41 +18,6 @@ def _http(method, url, body=None, token=None):
         req.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(req, timeout=10) as r:
         return r.status, json.loads(r.read())
-
-
-class Server:
-    def __init__(self, cwd):
-        self.cwd = cwd
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def start(self):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
-        self.log = open(self.cwd / "serve.log", "ab")
-        # A new session, so that killpg below is what Ctrl-C in a terminal does.
-        self.proc = subprocess.Popen(
-            [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
-            cwd=self.cwd,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if _http("GET", self.base + "/api/readyz")[0] == 200:
-                    return self
-            except OSError:
-                time.sleep(0.2)
-            assert self.proc.poll() is None, (self.cwd / "serve.log").read_text()
-        raise AssertionError("server did not become ready:\n" + (self.cwd / "serve.log").read_text())
-
-    def ctrl_c(self):
-        os.killpg(self.proc.pid, signal.SIGINT)
-        code = self.proc.wait(60)
-        self.log.close()
-        return code
 
 
 def _alive(pid):
@@ -75,7 +30,7 @@ def _alive(pid):
 
 @pytest.mark.slow
 def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
-    server = Server(tmp_path).start()
+    server = Served(tmp_path, workers=1).start()
     try:
         status, games = _http("GET", server.base + "/api/games")
         assert status == 200 and "nim" in [g["slug"] for g in games]
@@ -107,7 +62,7 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
         redis_pid = int((tmp_path / "var" / "redis.pid").read_text())
         assert _alive(redis_pid)
     finally:
-        code = server.ctrl_c()
+        code = server.stop()
     assert code == 0, (tmp_path / "serve.log").read_text()
     deadline = time.monotonic() + 10
     while _alive(redis_pid) and time.monotonic() < deadline:
@@ -116,19 +71,19 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
     assert leftovers == []
 
-    again = Server(tmp_path).start()
+    again = Served(tmp_path, workers=1).start()
     try:
         _, summary = _http("GET", f"{again.base}/api/matches/{match_id}")
         assert summary["status"] == "finished" and summary["version"] == history["version"]
     finally:
-        assert again.ctrl_c() == 0
+        assert again.stop() == 0
 
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("live")).start()
+    server = Served(tmp_path_factory.mktemp("live"), workers=1).start()
     yield server
-    assert server.ctrl_c() == 0
+    assert server.stop() == 0
 
 
 SHORT = {"stars-are-right": {"turn_limit": 2}}

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from .test_serve_process import GAMEROOM, Server, _alive, _free_port
+from gameroom.testing.served import GAMEROOM, Served, free_port
+
+from .test_serve_process import _alive
 
 
 def _children(pid: int) -> set[int]:
@@ -94,7 +96,7 @@ def _run_serve(cwd, *args, timeout=60):
 
 @pytest.mark.slow
 def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_path):
-    server = Server(tmp_path).start()
+    server = Served(tmp_path, workers=1).start()
     try:
         worker = _wait(lambda: _workers(server.proc.pid), 30, "the AI worker")[0]
         scheduler = _wait(lambda: _children(worker), 30, "the worker's RQ scheduler process")
@@ -112,19 +114,19 @@ def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_pa
         family = _children(server.proc.pid)
         server.proc.kill()  # SIGKILL: no cleanup code of serve runs
         server.proc.wait(10)
-        server.log.close()
+        server.stop()  # closes its log
     assert family, "serve had no child processes"
     _wait(lambda: not [p for p in family if _live(p)], 40, "every process of the killed server to exit")
     # The next server on the same folder starts (the lock died with the old one) and has the data.
-    again = Server(tmp_path).start()
-    assert again.ctrl_c() == 0
+    again = Served(tmp_path, workers=1).start()
+    assert again.stop() == 0
 
 
 @pytest.mark.slow
 def test_a_second_serve_on_the_same_data_folder_is_refused(tmp_path):
-    first = Server(tmp_path).start()
+    first = Served(tmp_path, workers=1).start()
     try:
-        second = _run_serve(tmp_path, "--port", str(_free_port()))
+        second = _run_serve(tmp_path, "--port", str(free_port()))
         assert second.returncode != 0
         assert "Another gameroom server" in second.stderr and "data folder" in second.stderr, second.stderr
         assert f"pid {first.proc.pid}" in second.stderr
@@ -134,7 +136,7 @@ def test_a_second_serve_on_the_same_data_folder_is_refused(tmp_path):
 
         assert _http("GET", first.base + "/api/readyz")[0] == 200
     finally:
-        assert first.ctrl_c() == 0
+        assert first.stop() == 0
 
 
 def test_serve_on_a_busy_port_exits_non_zero_and_starts_nothing(tmp_path):

@@ -135,14 +135,14 @@ def test_the_reconciler_finds_a_lost_ai_turn_on_the_cluster_and_enqueues_it_on_t
     pending-AI index and the match's marker on the cluster and enqueues the job on the queue Redis."""
     import time
 
-    from gameroom.application import Matches
+    from gameroom.composition import matches_on
     from gameroom.core.rng import Seeding
     from gameroom.registry import build_registry
     from gameroom.workers.reconciler import FRESH, reconcile
     from gameroom.workers.scheduler import AIScheduler
 
     registry = build_registry()
-    lost = Matches(EventStore(cluster), MatchRecords(cluster), registry, seeding=Seeding.reproducible())
+    lost = matches_on(cluster, registry, seeding=Seeding.reproducible())
     ids = []
     for i in range(6):  # several matches, so the index's members live in several slots
         loaded, _ = lost.create("nim", [{"name": "Bot", "ai": "random"}, {"name": "Ana"}], seed=f"r{i}")
@@ -153,7 +153,7 @@ def test_the_reconciler_finds_a_lost_ai_turn_on_the_cluster_and_enqueues_it_on_t
     with queue_redis_server.client() as queue:
         queue.flushall()
         scheduler = AIScheduler(queue, "gameroom-ai-cluster-test")
-        upkeep = Matches(EventStore(cluster), MatchRecords(cluster), registry, seeding=Seeding.reproducible())
+        upkeep = matches_on(cluster, registry, seeding=Seeding.reproducible())
         enqueued = reconcile(upkeep, scheduler, now=time.time() + FRESH + 1)
         assert sorted(enqueued) == sorted(keys.ai_job_id(m, 1, 0) for m in ids)
         for match_id in ids:

@@ -10,14 +10,13 @@ import pytest
 from rq import Worker
 from rq.serializers import JSONSerializer
 
-from gameroom.application import Matches
+from gameroom.composition import compose, shared_clients
+from gameroom.config import Config
 from gameroom.core.rng import Seeding
-from gameroom.eventstore import EventStore
-from gameroom.eventstore.records import MatchRecords
 from gameroom.registry import build_registry
 from gameroom.testing import broken_ai, dice, sealed, slow_ai
 from gameroom.workers import jobs
-from gameroom.workers.scheduler import AIScheduler, queue_for
+from gameroom.workers.scheduler import queue_for
 
 QUEUE = "gameroom-ai-test"
 GAMEROOM = Path(sys.executable).with_name("gameroom")
@@ -62,10 +61,13 @@ def ai_registry():
 @pytest.fixture
 def ai_matches(redis_client, ai_registry):
     """The application layer with AI scheduling on the test queue; jobs in this process use the same games."""
-    matches = Matches(
-        EventStore(redis_client), MatchRecords(redis_client), ai_registry, seeding=Seeding.reproducible()
-    )
-    matches.after_append.append(AIScheduler(redis_client, QUEUE))
+    matches = compose(
+        Config(queue=QUEUE),
+        ai_registry,
+        clients=shared_clients(redis_client),
+        scheduling=True,
+        seeding=Seeding.reproducible(),
+    ).matches
     previous = jobs._REGISTRY
     jobs.use_registry(ai_registry)
     yield matches

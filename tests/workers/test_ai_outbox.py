@@ -16,9 +16,8 @@ import pytest
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from gameroom.application import Matches
-from gameroom.eventstore import EventStore, keys
-from gameroom.eventstore.records import MatchRecords
+from gameroom.composition import matches_on
+from gameroom.eventstore import keys
 from gameroom.workers import reconciler
 from gameroom.workers.reconciler import reconcile
 from gameroom.workers.worker import UPKEEP_INTERVAL
@@ -44,7 +43,7 @@ def _job_exists(redis_client, match_id, version, seat):
 @pytest.fixture
 def lost_enqueues(redis_client, ai_registry):
     """The application layer with no AI scheduling at all: every enqueue after an append is lost."""
-    return Matches(EventStore(redis_client), MatchRecords(redis_client), ai_registry)
+    return matches_on(redis_client, ai_registry)
 
 
 def test_an_append_that_leaves_an_ai_seat_to_move_records_it_with_the_entry(ai_matches, redis_client, work):
@@ -121,8 +120,7 @@ def test_a_member_marked_again_while_it_is_being_dropped_is_kept(ai_matches, red
     redis_client.zadd(keys.ai_pending(), {match_id: 1000.0})
     score = redis_client.zscore(keys.ai_pending(), match_id)
     ai_matches.store.mark_ai_pending(redis_client, match_id)  # a writer's new intent, after the read
-    drop = redis_client.register_script(reconciler._DROP_LUA)
-    assert drop(keys=[keys.ai_pending()], args=[match_id, score]) == 0
+    assert not ai_matches.store.drop_ai_pending(match_id, score)
     assert redis_client.zscore(keys.ai_pending(), match_id) > score
 
 

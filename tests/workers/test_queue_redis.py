@@ -16,10 +16,9 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from gameroom import create_app
-from gameroom.application import Matches
+from gameroom.composition import matches_on
 from gameroom.core import lifecycle
-from gameroom.eventstore import EventStore, keys
-from gameroom.eventstore.records import MatchRecords
+from gameroom.eventstore import keys
 from gameroom.testing.served import Served
 
 from .conftest import QUEUE
@@ -116,7 +115,7 @@ def test_an_ai_match_through_a_worker_process_keeps_queue_and_events_on_their_ow
 def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
     two_role_matches, redis_client, queue_redis_client, registry, two_role_worker
 ):
-    lost = Matches(EventStore(redis_client), MatchRecords(redis_client), registry)  # no enqueue at all
+    lost = matches_on(redis_client, registry)  # no enqueue at all
     match_id = _create(lost, "nim", [None, "greedy"], seed="lost-turn")
     loaded = _human_plays_until_ai_turn(lost, match_id)
     job_id = keys.ai_job_id(match_id, loaded.version, 1)

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gameroom.application import Matches
-from gameroom.eventstore import EventStore
+from gameroom.composition import matches_on
 from gameroom.eventstore.embedded import EmbeddedRedis
-from gameroom.eventstore.records import MatchRecords
 from gameroom.registry import build_registry
 from gameroom.workers.scheduler import AIScheduler
 
@@ -51,7 +49,7 @@ def test_a_3s_redis_blip_under_ai_load_leaves_the_worker_alive_and_every_match_f
     )
     try:
         client = server.client()
-        matches = Matches(EventStore(client), MatchRecords(client), build_registry())
+        matches = matches_on(client, build_registry())
         matches.after_append.append(AIScheduler(client, QUEUE))
         ids = []
         for i in range(MATCHES):
@@ -69,7 +67,7 @@ def test_a_3s_redis_blip_under_ai_load_leaves_the_worker_alive_and_every_match_f
         assert worker.poll() is None, "the worker died with Redis"
         server.start()
         client = server.client()
-        matches = Matches(EventStore(client), MatchRecords(client), build_registry())
+        matches = matches_on(client, build_registry())
 
         def finished():
             for m in ids:

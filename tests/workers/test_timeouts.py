@@ -37,9 +37,9 @@ def _wait(predicate, timeout=40.0, what="condition"):
 
 
 @pytest.fixture
-def clocked(ai_matches, redis_client):
-    """``ai_matches`` that also schedules timeouts on the test queue."""
-    ai_matches.after_append.append(TimeoutScheduler(redis_client, QUEUE))
+def clocked(ai_matches):
+    """``ai_matches``, which schedules timeouts on the test queue too (as the composition root wires it)."""
+    assert any(isinstance(hook, TimeoutScheduler) for hook in ai_matches.after_append)
     return ai_matches
 
 
