@@ -105,9 +105,12 @@ def compose(
     )
     schedulers: list = []
     if config.ai_mode == "rq" if scheduling is None else scheduling:
+        from .eventstore.connect import refuse_cluster_queue
         from .workers.scheduler import AIScheduler
         from .workers.timeouts import TimeoutScheduler
 
+        if clients.queue is None:  # the events Redis is a cluster, and no queue Redis is set
+            refuse_cluster_queue(url)
         schedulers = [AIScheduler(clients.queue, config.queue), TimeoutScheduler(clients.queue, config.queue)]
         matches.after_append.extend(schedulers)
     return Wiring(config, url, clients, registry, matches, schedulers)

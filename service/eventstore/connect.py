@@ -131,12 +131,12 @@ class Clients:
     blocking pool; a cluster client on a cluster); ``blocking``: the events
     Redis for blocking reads (XREAD BLOCK: connect timeout only); ``queue``:
     RQ's queue (AI jobs, clock timeouts), ``events`` itself when no other
-    queue Redis is configured (refused when that is a cluster).
+    queue Redis is configured; None on a cluster with no queue Redis configured.
     """
 
     events: Any
     blocking: Any
-    queue: redis.Redis
+    queue: redis.Redis | None
 
 
 def connect(config, url: str) -> Clients:
@@ -156,7 +156,8 @@ def connect(config, url: str) -> Clients:
     """
     from . import connection_options
 
-    refuse_cluster_queue(config.queue_redis_url or url)
+    if config.queue_redis_url:
+        refuse_cluster_queue(config.queue_redis_url)
     request, blocking = connection_options(config.redis_timeout)
 
     def pooled(target: str) -> redis.Redis:
@@ -175,9 +176,10 @@ def connect(config, url: str) -> Clients:
         reader: Any = cluster_client(url, **blocking)
     else:
         events, reader = pooled(url), redis.Redis.from_url(url, **blocking)
-    queue = (
-        events
-        if not config.queue_redis_url or config.queue_redis_url == url
-        else pooled(config.queue_redis_url)
-    )
+    if not config.queue_redis_url or config.queue_redis_url == url:
+        # On a cluster there is no queue unless one is configured (RQ needs a plain Redis): a
+        # process that schedules AI turns or clocks is refused (gameroom.composition).
+        queue = None if is_cluster_url(url) else events
+    else:
+        queue = pooled(config.queue_redis_url)
     return Clients(events, reader, queue)
