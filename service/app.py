@@ -227,7 +227,6 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
             "security": [{}, {"seatToken": []}],
         },
-        JSON_SORT_KEYS=False,
     )
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 

@@ -6,9 +6,10 @@ import logging
 import threading
 import time
 
-from flask import Flask, json
+from flask import Flask
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from .. import jsoncodec
 from ..errors import GameroomError
 from ..eventstore import UNAVAILABLE
 
@@ -37,7 +38,7 @@ _HTTP_CODES = {
 def problem(status: int, code: str, title: str, detail: str, **extra):
     body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
-    response = Flask.response_class(json.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    response = Flask.response_class(jsoncodec.dumps(body), status=status, mimetype=MEDIA_TYPE)
     return response
 
 
