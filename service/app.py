@@ -16,6 +16,7 @@ from . import tagged, web
 from .api import apidocs, cors, problems
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
+from .api.lean import LeanMoves
 from .api.links import LinksPlugin
 from .application import Matches
 from .config import Config
@@ -267,6 +268,8 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     problems.init_app(app)
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
+    # Ordinary moves are answered below Flask (same schema, same problems); all else goes to Flask.
+    app.wsgi_app = LeanMoves(app.wsgi_app, matches, config.max_body)  # type: ignore[method-assign]
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

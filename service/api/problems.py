@@ -42,7 +42,7 @@ def problem(status: int, code: str, title: str, detail: str, **extra):
     return response
 
 
-def _from_gameroom(exc: GameroomError):
+def from_gameroom(exc: GameroomError):
     response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
     if exc.status == 401:  # RFC 9110 §11.6.1: a 401 names the scheme that would work
         response.headers["WWW-Authenticate"] = _challenge(exc.code)
@@ -56,7 +56,7 @@ def _challenge(code: str) -> str:
     return 'Bearer realm="gameroom", error="invalid_token"'
 
 
-def _from_http(exc: HTTPException):
+def from_http(exc: HTTPException):
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     messages = data.get("messages")
@@ -92,7 +92,7 @@ _outage = {"logged": 0.0, "suppressed": 0}
 _outage_lock = threading.Lock()
 
 
-def _from_unavailable(exc: Exception):
+def from_unavailable(exc: Exception):
     """Redis is down, frozen past the timeout or loading: 503 with Retry-After, and no traceback.
 
     Logged as one line, then at most once every ``_LOG_EVERY`` seconds with
@@ -115,15 +115,15 @@ def _from_unavailable(exc: Exception):
     return response
 
 
-def _from_unexpected(exc: Exception):
+def from_unexpected(exc: Exception):
     log.exception("unhandled error")
     return problem(500, "internal-error", "Internal Server Error", "The server failed; the error was logged.")
 
 
 def init_app(app: Flask) -> None:
     """Register the handlers; call after flask-smorest's Api so these win."""
-    app.register_error_handler(GameroomError, _from_gameroom)
-    app.register_error_handler(HTTPException, _from_http)
+    app.register_error_handler(GameroomError, from_gameroom)
+    app.register_error_handler(HTTPException, from_http)
     for unavailable in UNAVAILABLE:
-        app.register_error_handler(unavailable, _from_unavailable)
-    app.register_error_handler(Exception, _from_unexpected)
+        app.register_error_handler(unavailable, from_unavailable)
+    app.register_error_handler(Exception, from_unexpected)
