@@ -18,6 +18,7 @@ from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 from .api.lean import LeanMoves
 from .api.links import LinksPlugin
+from .api.requestlog import RequestLog
 from .application import Matches
 from .config import Config
 from .eventstore import EventStore
@@ -270,6 +271,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     cors.init_app(app, config.cors_origins)
     # Ordinary moves are answered below Flask (same schema, same problems); all else goes to Flask.
     app.wsgi_app = LeanMoves(app.wsgi_app, matches, config.max_body)  # type: ignore[method-assign]
+    app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]
 
     if config.ai_mode == "rq":
         from .workers.scheduler import AIScheduler

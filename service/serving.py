@@ -42,7 +42,9 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
         "keepalive": config.http_keepalive,
         "timeout": 60,
         "graceful_timeout": 10,
-        "accesslog": "-",
+        # None: no access log (GAMEROOM_ACCESS_LOG=1 turns it on); the app logs 5xx and slow
+        # requests itself (gameroom.api.requestlog).
+        "accesslog": "-" if config.access_log else None,
         "access_log_format": ACCESS_LOG_FORMAT,
         "loglevel": config.log_level.lower(),
     }

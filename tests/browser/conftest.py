@@ -80,6 +80,7 @@ class Server:
 
     def start(self) -> Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        env["GAMEROOM_ACCESS_LOG"] = "1"  # the tests check that no token reaches it
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [str(GAMEROOM), "serve", "--port", str(self.port), "--workers", "1"],
