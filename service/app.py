@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import inspect
 import logging
 
 import redis
@@ -179,27 +178,11 @@ def _queue_client(config: Config, events: redis.Redis) -> redis.Redis:
 
 
 class GameroomFlask(Flask):
-    """Flask, remembering which handlers are coroutines.
-
-    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every
-    request (about a dozen calls); no handler changes its nature, so the
-    answer is kept per function (bound methods by their function).
-    Request bodies are parsed strictly (see :mod:`gameroom.api.bodies`).
-    """
+    """Flask, parsing request bodies strictly (see :mod:`gameroom.api.bodies`) and encoding
+    every JSON body with :mod:`gameroom.jsoncodec`."""
 
     json_provider_class = StrictJSONProvider
     request_class = LimitedRequest
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._is_sync: dict = {}
-
-    def ensure_sync(self, func):
-        target = getattr(func, "__func__", func)
-        sync = self._is_sync.get(target)
-        if sync is None:
-            sync = self._is_sync[target] = not inspect.iscoroutinefunction(func)
-        return func if sync else self.async_to_sync(func)
 
 
 def create_app(config: Config | dict | None = None, registry: Registry | None = None) -> Flask:

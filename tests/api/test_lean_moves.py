@@ -8,9 +8,18 @@ Every status, header and body must be the same, up to the match id.
 
 import pytest
 
+from gameroom import create_app
 from gameroom.api import lean
 
 TAKE = {"type": "take", "pile": 0, "count": 1}
+
+
+@pytest.fixture
+def app(redis_server, registry):
+    """The test app with reproducible seeds, so that two matches of one seed are the same match."""
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off", "reproducible_seeds": True}, registry)
+    app.config["TESTING"] = True
+    return app
 
 
 @pytest.fixture
