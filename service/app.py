@@ -240,6 +240,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             "extra_plugins": [LinksPlugin()],
         },
     )
+    app.extensions["gameroom_api"] = api  # its spec: openapi.yaml and the per-game documents
     api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
