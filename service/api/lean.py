@@ -14,7 +14,8 @@ function (:func:`gameroom.api.play.submit_move`), and every problem
 is built by :mod:`gameroom.api.problems`, the module Flask's error handlers
 call. Anything unusual goes to Flask, which answers it as it always did:
 
-- another path, method or match id shape, a query string, an ``Origin``
+- another path, method or match id shape, a query string other than none or
+  ``include=legal_moves``, an ``Origin``
   header (CORS), a body that is not ``application/json`` with a
   ``Content-Length`` within the limit;
 - a body that is not a JSON object, or that the schema refuses: the body
@@ -43,6 +44,8 @@ from .play import submit_move
 
 #: ``/api/matches/<id>/moves`` with an id of the shapes the server makes (others go to Flask).
 _MOVES = re.compile(r"/api/matches/([A-Za-z0-9_-]{1,64})/moves")
+#: The query strings taken here, and the ``include`` that ``IncludeArgsSchema`` loads from each.
+_QUERIES = {"": None, "include=legal_moves": "legal_moves"}
 _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
 
 
@@ -56,7 +59,8 @@ class LeanMoves:
         self.schema = MoveRequestSchema()
 
     def __call__(self, environ, start_response):
-        if environ.get("REQUEST_METHOD") != "POST" or "HTTP_ORIGIN" in environ or environ.get("QUERY_STRING"):
+        query = environ.get("QUERY_STRING", "")
+        if environ.get("REQUEST_METHOD") != "POST" or "HTTP_ORIGIN" in environ or query not in _QUERIES:
             return self.wsgi_app(environ, start_response)
         found = _MOVES.fullmatch(environ.get("PATH_INFO", ""))
         if found is None or found.group(1) == "import":
@@ -76,7 +80,7 @@ class LeanMoves:
             environ["CONTENT_LENGTH"] = str(len(data))
             return self.wsgi_app(environ, start_response)
         try:
-            payload = self._move(found.group(1), body, environ)
+            payload = self._move(found.group(1), body, environ, _QUERIES[query])
         except GameroomError as exc:
             return problems.from_gameroom(exc)(environ, start_response)
         except UNAVAILABLE as exc:
@@ -96,8 +100,8 @@ class LeanMoves:
         except (ValueError, BadRequest, ValidationError):  # ValueError: not JSON
             return None
 
-    def _move(self, match_id: str, body: dict, environ) -> bytes:
+    def _move(self, match_id: str, body: dict, environ, include: str | None) -> bytes:
         token = parse_bearer(environ.get("HTTP_AUTHORIZATION"))
         return jsoncodec.dumps(
-            submit_move(self.matches, match_id, body, token, environ.get("HTTP_IDEMPOTENCY_KEY"))
+            submit_move(self.matches, match_id, body, token, environ.get("HTTP_IDEMPOTENCY_KEY"), include)
         )

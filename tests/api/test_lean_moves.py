@@ -58,6 +58,7 @@ def _requests(tokens, seat, version):
         ("replay", {"move": TAKE, "expected_version": version}, mine, {"Idempotency-Key": "once"}),
         ("key-reused", {"move": {**TAKE, "count": 2}}, theirs, {"Idempotency-Key": "once"}),
         ("next", {"move": TAKE}, theirs, {}),
+        ("include", {"move": {**TAKE, "pile": 1}}, mine, {}),
         ("unknown-match", {"move": TAKE}, mine, {}),
     ]
 
@@ -70,6 +71,8 @@ def _send(client, match_id, request, origin):
     if origin:
         headers["Origin"] = "http://elsewhere.example"
     path = f"/api/matches/{'no-such-match' if what == 'unknown-match' else match_id}/moves"
+    if what == "include":
+        path += "?include=legal_moves"
     if isinstance(body, bytes):
         return client.post(path, data=body, content_type="application/json", headers=headers)
     return client.post(path, json=body, headers=headers)
@@ -95,11 +98,22 @@ def test_the_lean_path_answers_every_move_request_as_flask_does(api, client, fla
         assert a.get_data().replace(lean_id.encode(), b"ID") == b.get_data().replace(
             flask_id.encode(), b"ID"
         ), what
-        if what in ("move", "replay", "next", "stale", "not-your-turn", "illegal-move", "key-reused"):
+        if what == "include":
+            assert a.status_code == 201 and "legal_moves" in a.get_json()["state"], a.get_json()
+        if what in (
+            "move",
+            "replay",
+            "next",
+            "include",
+            "stale",
+            "not-your-turn",
+            "illegal-move",
+            "key-reused",
+        ):
             assert served_by_flask == 0, f"{what}: the lean path should have answered"
         compared += 1
-    assert compared == 19
-    assert api.state(lean_id)["version"] == api.state(flask_id)["version"] == version + 2
+    assert compared == 20
+    assert api.state(lean_id)["version"] == api.state(flask_id)["version"] == version + 3
 
 
 def test_unusual_requests_go_to_flask(api, client, flask_view_calls):
@@ -107,7 +121,7 @@ def test_unusual_requests_go_to_flask(api, client, flask_view_calls):
     [seat] = api.state(match_id)["active_seats"]
     headers = {"Authorization": f"Bearer {tokens[seat]}"}
     path = f"/api/matches/{match_id}/moves"
-    r = client.post(path + "?include=legal_moves", json={"move": TAKE}, headers=headers)
+    r = client.post(path + "?include=legal_moves&x=1", json={"move": TAKE}, headers=headers)
     assert r.status_code == 201 and "legal_moves" in r.get_json()["state"]
     assert len(flask_view_calls) == 1
     r = client.post(path, data=b'{"move": {}}', content_type="text/plain", headers=headers)
@@ -128,7 +142,8 @@ def test_only_the_ordinary_move_shape_is_taken(app):
         ("POST", "/api/matches/import/moves", ""),
         ("POST", "/api/matches/a%2Fb/moves", ""),
         ("POST", "/api/matches/é/moves", ""),
-        ("POST", "/api/matches/abc/moves", "include=legal_moves"),
+        ("POST", "/api/matches/abc/moves", "include=legal_moves&include=legal_moves"),
+        ("POST", "/api/matches/abc/moves", "include=other"),
         ("POST", "/api/matches/abc/moves", ""),  # no Content-Length
     ]:
         middleware(
@@ -140,4 +155,4 @@ def test_only_the_ordinary_move_shape_is_taken(app):
             },
             None,
         )
-    assert len(seen) == 7
+    assert len(seen) == 8
