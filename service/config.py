@@ -64,7 +64,7 @@ class Config:
     append_retries: int = 20
     log_level: str = "INFO"
     #: Log every request (gunicorn's access log; paths without query strings). Off by default:
-    #: a line per request costs a move ~10-20 % of its CPU (bench/README.md). Server errors and
+    #: a line per request adds ~18 % to a move's server CPU (bench/README.md). Server errors and
     #: slow requests are logged either way.
     access_log: bool = False
     #: A request whose handler takes longer than this many milliseconds is logged (0: never).
