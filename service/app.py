@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
@@ -14,7 +13,9 @@ from . import tagged, web
 from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
+from .api.lean import LeanMoves
 from .api.links import LinksPlugin
+from .api.requestlog import RequestLog
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
@@ -127,27 +128,11 @@ class _MarshmallowPlugin(MarshmallowPlugin):
 
 
 class GameroomFlask(Flask):
-    """Flask, remembering which handlers are coroutines.
-
-    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every
-    request (about a dozen calls); no handler changes its nature, so the
-    answer is kept per function (bound methods by their function).
-    Request bodies are parsed strictly (see :mod:`gameroom.api.bodies`).
-    """
+    """Flask, parsing request bodies strictly (see :mod:`gameroom.api.bodies`) and encoding
+    every JSON body with :mod:`gameroom.jsoncodec`."""
 
     json_provider_class = StrictJSONProvider
     request_class = LimitedRequest
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._is_sync: dict = {}
-
-    def ensure_sync(self, func):
-        target = getattr(func, "__func__", func)
-        sync = self._is_sync.get(target)
-        if sync is None:
-            sync = self._is_sync[target] = not inspect.iscoroutinefunction(func)
-        return func if sync else self.async_to_sync(func)
 
 
 def create_app(config: Config | dict | None = None, registry: Registry | None = None) -> Flask:
@@ -179,7 +164,6 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
             "security": [{}, {"seatToken": []}],
         },
-        JSON_SORT_KEYS=False,
     )
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -204,6 +188,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             "extra_plugins": [LinksPlugin()],
         },
     )
+    app.extensions["gameroom_api"] = api  # its spec: openapi.yaml and the per-game documents
     api.register_converter(api_package.matches.MatchIdConverter, api_package.matches.match_id_param_schema)
     for blueprint in api_package.BLUEPRINTS:
         api.register_blueprint(blueprint)
@@ -218,5 +203,9 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     cors.init_app(app, config.cors_origins)
     if config.redis_wait_replicas > 0:
         replication.init_app(app)
+
+    # Ordinary moves are answered below Flask (same schema, same problems); all else goes to Flask.
+    app.wsgi_app = LeanMoves(app.wsgi_app, matches, config.max_body)  # type: ignore[method-assign]
+    app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]
     app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
     return app

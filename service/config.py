@@ -73,6 +73,12 @@ class Config:
     #: Times the server retries its own append after a version race.
     append_retries: int = 20
     log_level: str = "INFO"
+    #: Log every request (gunicorn's access log; paths without query strings). Off by default:
+    #: a line per request adds ~18 % to a move's server CPU (bench/README.md). Server errors and
+    #: slow requests are logged either way.
+    access_log: bool = False
+    #: A request whose handler takes longer than this many milliseconds is logged (0: never).
+    slow_request_ms: int = 500
     #: Secret mixed into every match seed. Empty: one is made on the first start and kept in Redis.
     seed_secret: str = ""
     #: Use clients' seeds as they are (tests, tournaments, debugging): anyone who knows a

@@ -1,5 +1,6 @@
-"""Encoding JSON on the hot paths (responses, stream frames, stored entries): orjson,
-with the standard library for what orjson refuses.
+"""The one JSON encoder of the server: every response body (resources, problems, exports,
+``jsonify``), stream frame and stored entry: orjson, with the standard library for what
+orjson refuses. Keys keep the order in which the dicts were built (never sorted).
 
 A game's state can be large (Tiny Stellar Empires carries its ~10 KB card
 set in every view), and the standard encoder spends ~110 µs on it where

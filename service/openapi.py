@@ -41,7 +41,7 @@ def spec_dict(registry: Registry | None = None) -> dict:
     registry = registry if registry is not None else first_party(build_registry())
     app = create_app({"redis_url": _UNUSED_REDIS, "ai_mode": "off"}, registry)
     with app.app_context():
-        return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+        return app.extensions["gameroom_api"].spec.to_dict()
 
 
 def spec_yaml(registry: Registry | None = None) -> str:

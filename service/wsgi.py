@@ -17,16 +17,22 @@ class GunicornApp(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from . import create_app
+        return served_app()
 
-        return create_app()
+
+def served_app():
+    """The app as gunicorn serves it: each response advertises the idle timeout of the connection."""
+    from . import create_app
+    from .api.keepalive import KeepAliveHeader
+
+    app = create_app()
+    app.wsgi_app = KeepAliveHeader(app.wsgi_app, app.config["GAMEROOM"].http_keepalive)
+    return app
 
 
 def __getattr__(name):
     # ``gunicorn gameroom.wsgi:app`` builds the app on first access, not at import.
     if name == "app":
-        from . import create_app
-
-        globals()["app"] = create_app()
+        globals()["app"] = served_app()
         return globals()["app"]
     raise AttributeError(name)

@@ -10,16 +10,21 @@ from flask import request
 from ..errors import Unauthorized
 
 
+def parse_bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization`` header's value (None for no header); 401 for any other scheme."""
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("Use 'Authorization: Bearer <token>'.", code="bad-token")
+    return token.strip()
+
+
 def bearer_token(allow_query: bool = False) -> str | None:
     header = request.headers.get("Authorization")
-    if header:
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise Unauthorized("Use 'Authorization: Bearer <token>'.", code="bad-token")
-        return token.strip()
-    if allow_query:
+    if not header and allow_query:
         return request.args.get("token") or None
-    return None
+    return parse_bearer(header)
 
 
 def caller(matches, match_id: str, *, allow_query: bool = False, required: bool = False, fresh: bool = True):
@@ -30,7 +35,11 @@ def caller(matches, match_id: str, *, allow_query: bool = False, required: bool 
     ``required``: spectators get 401 too. ``fresh=False``: the match may come
     from this process's cache without a read (see ``Matches.open``).
     """
-    token = bearer_token(allow_query)
+    return seat_of(matches, match_id, bearer_token(allow_query), required=required, fresh=fresh)
+
+
+def seat_of(matches, match_id: str, token: str | None, *, required: bool = False, fresh: bool = True):
+    """:func:`caller` for a token already read from the request."""
     loaded, seat, token_ok = matches.open(match_id, token, fresh=fresh)
     if token is None and required:
         raise Unauthorized("This needs a seat's bearer token.", code="token-required")

@@ -22,6 +22,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import LimitedStream
 
+from .. import jsoncodec
 from ..errors import BadRequest
 
 #: Deepest nesting of objects and arrays a request may have (the deepest
@@ -107,10 +108,15 @@ def _check_text(text: str) -> None:
 
 class StrictJSONProvider(DefaultJSONProvider):
     """The app's JSON provider: Flask hands it to every request, so ``request.get_json``
-    loads with :func:`loads`; dumping is Flask's."""
+    loads with :func:`loads`; ``jsonify`` and flask-smorest's responses (the export, the
+    import's result, the game documents) dump with :mod:`gameroom.jsoncodec`, the one encoder
+    of every response, problem, stream frame and stored entry (keys in the order built)."""
 
     def loads(self, s, **kwargs):
         return loads(s)
+
+    def dumps(self, obj, **kwargs) -> str:
+        return jsoncodec.dumps_text(obj)
 
 
 class LimitedRequest(Request):

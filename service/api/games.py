@@ -63,7 +63,7 @@ class GameDocument(MethodView):
         cache = current_app.extensions.setdefault("gameroom_game_documents", {})
         doc = cache.get(slug)
         if doc is None:
-            spec = current_app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+            spec = current_app.extensions["gameroom_api"].spec.to_dict()
             names = current_app.extensions["gameroom_schema_names"][slug]
             doc = cache[slug] = game_document(spec, slug, installed.game.info.title, names)
         return jsonify(doc)

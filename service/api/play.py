@@ -22,7 +22,7 @@ from .. import jsoncodec
 from ..core import lifecycle
 from ..errors import BadRequest, NotFound, NotYourSeat
 from . import presenters
-from .auth import bearer_token, caller
+from .auth import bearer_token, caller, seat_of
 from .blueprint import Blueprint
 from .docs import ETAG, PROBLEM, UNAUTHORIZED
 
@@ -133,35 +133,48 @@ class Moves(MethodView):
         With ``?include=legal_moves`` the returned state lists the caller's next
         legal moves, so a client that acts again needs no extra request.
         """
-        matches = _matches()
-        # The append checks the version, so a cached fold will do (no read when warm).
-        loaded, seat = caller(matches, match_id, required=True, fresh=False)
-        if body.get("seat") is not None and body["seat"] != seat:
-            raise NotYourSeat(f"Your token is for seat {seat}, not seat {body['seat']}.")
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not 1 <= len(key) <= 128:
-            raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
-        result = matches.submit(
-            match_id,
-            seat,
-            body["move"],
-            expected_version=body["expected_version"],
-            idempotency_key=key,
-            loaded=loaded,
-            maybe_behind=True,
-            token=bearer_token(),
-        )
-        [entry] = matches.redact(result.loaded, [result.entry], seat)
         return presenters.json_response(
-            {
-                "version": result.version,
-                "events": entry["events"],
-                "text": entry["text"],
-                "duplicate": result.duplicate,
-                "state": presenters.state(matches, result.loaded, seat, query.get("include")),
-            },
+            submit_move(
+                _matches(),
+                match_id,
+                body,
+                bearer_token(),
+                request.headers.get("Idempotency-Key"),
+                query.get("include"),
+            ),
             201,
         )
+
+
+def submit_move(matches, match_id: str, body: dict, token, idempotency_key, include=None) -> dict:
+    """One move of the caller (``token``) from its loaded request ``body``: the move response.
+
+    Served by the view above and by the lean path (:mod:`gameroom.api.lean`).
+    """
+    # The append checks the version, so a cached fold will do (no read when warm).
+    loaded, seat = seat_of(matches, match_id, token, required=True, fresh=False)
+    if body.get("seat") is not None and body["seat"] != seat:
+        raise NotYourSeat(f"Your token is for seat {seat}, not seat {body['seat']}.")
+    if idempotency_key is not None and not 1 <= len(idempotency_key) <= 128:
+        raise BadRequest("Idempotency-Key must be 1–128 characters.", code="bad-idempotency-key")
+    result = matches.submit(
+        match_id,
+        seat,
+        body["move"],
+        expected_version=body["expected_version"],
+        idempotency_key=idempotency_key,
+        loaded=loaded,
+        maybe_behind=True,
+        token=token,
+    )
+    [entry] = matches.redact(result.loaded, [result.entry], seat)
+    return {
+        "version": result.version,
+        "events": entry["events"],
+        "text": entry["text"],
+        "duplicate": result.duplicate,
+        "state": presenters.state(matches, result.loaded, seat, include),
+    }
 
 
 @blp.route("/<match_id>/events")

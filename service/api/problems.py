@@ -6,9 +6,10 @@ import logging
 import threading
 import time
 
-from flask import Flask, json
+from flask import Flask
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from .. import jsoncodec
 from ..errors import GameroomError
 from ..eventstore import UNAVAILABLE
 
@@ -37,11 +38,11 @@ _HTTP_CODES = {
 def problem(status: int, code: str, title: str, detail: str, **extra):
     body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
-    response = Flask.response_class(json.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    response = Flask.response_class(jsoncodec.dumps(body), status=status, mimetype=MEDIA_TYPE)
     return response
 
 
-def _from_gameroom(exc: GameroomError):
+def from_gameroom(exc: GameroomError):
     response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
     if exc.status == 401:  # RFC 9110 §11.6.1: a 401 names the scheme that would work
         response.headers["WWW-Authenticate"] = _challenge(exc.code)
@@ -55,7 +56,7 @@ def _challenge(code: str) -> str:
     return 'Bearer realm="gameroom", error="invalid_token"'
 
 
-def _from_http(exc: HTTPException):
+def from_http(exc: HTTPException):
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     messages = data.get("messages")
@@ -91,7 +92,7 @@ _outage = {"logged": 0.0, "suppressed": 0}
 _outage_lock = threading.Lock()
 
 
-def _from_unavailable(exc: Exception):
+def from_unavailable(exc: Exception):
     """Redis is down, frozen past the timeout or loading: 503 with Retry-After, and no traceback.
 
     Logged as one line, then at most once every ``_LOG_EVERY`` seconds with
@@ -114,15 +115,15 @@ def _from_unavailable(exc: Exception):
     return response
 
 
-def _from_unexpected(exc: Exception):
+def from_unexpected(exc: Exception):
     log.exception("unhandled error")
     return problem(500, "internal-error", "Internal Server Error", "The server failed; the error was logged.")
 
 
 def init_app(app: Flask) -> None:
     """Register the handlers; call after flask-smorest's Api so these win."""
-    app.register_error_handler(GameroomError, _from_gameroom)
-    app.register_error_handler(HTTPException, _from_http)
+    app.register_error_handler(GameroomError, from_gameroom)
+    app.register_error_handler(HTTPException, from_http)
     for unavailable in UNAVAILABLE:
-        app.register_error_handler(unavailable, _from_unavailable)
-    app.register_error_handler(Exception, _from_unexpected)
+        app.register_error_handler(unavailable, from_unavailable)
+    app.register_error_handler(Exception, from_unexpected)

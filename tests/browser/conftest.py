@@ -60,7 +60,11 @@ def pytest_terminal_summary(terminalreporter):
 def server(tmp_path_factory):
     if SKIP:
         pytest.skip(SKIP)
-    running = Served(tmp_path_factory.mktemp("serve"), workers=1).start()  # as a user starts it
+    running = Served(
+        tmp_path_factory.mktemp("serve"),
+        workers=1,
+        env={"GAMEROOM_ACCESS_LOG": "1"},  # the tests check that no token reaches it
+    ).start()  # as a user starts it
     yield running
     running.stop()
     SHOTS.mkdir(exist_ok=True)

@@ -1,0 +1,158 @@
+"""The lean move path (gameroom.api.lean) answers exactly as the Flask view does.
+
+Two matches with the same seed are played with the same requests: one
+through the lean path, one through Flask (an ``Origin`` header sends a
+request to Flask; with no CORS origins configured it changes nothing else).
+Every status, header and body must be the same, up to the match id.
+"""
+
+import pytest
+
+from gameroom import create_app
+from gameroom.api import lean
+
+TAKE = {"type": "take", "pile": 0, "count": 1}
+
+
+@pytest.fixture
+def app(redis_server, registry):
+    """The test app with reproducible seeds, so that two matches of one seed are the same match."""
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off", "reproducible_seeds": True}, registry)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def flask_view_calls(app, monkeypatch):
+    """How many requests reached the Flask view of POST .../moves (counts only; the view still runs)."""
+    calls = []
+    view = app.view_functions["play.Moves"]
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return view(*args, **kwargs)
+
+    monkeypatch.setitem(app.view_functions, "play.Moves", counting)
+    return calls
+
+
+def _requests(tokens, seat, version):
+    """(what, body or raw bytes, token, extra headers): successes and every kind of refusal."""
+    mine, theirs = tokens[seat], tokens[1 - seat]
+    return [
+        ("not-your-turn", {"move": TAKE}, theirs, {}),
+        ("not-your-seat", {"move": TAKE, "seat": 1 - seat}, mine, {}),
+        ("bad-token", {"move": TAKE}, "not-a-token", {}),
+        ("token-required", {"move": TAKE}, None, {}),
+        ("basic-scheme", {"move": TAKE}, None, {"Authorization": "Basic abc"}),
+        ("illegal-move", {"move": {"type": "take", "pile": 0, "count": 99}}, mine, {}),
+        ("validation-error", {"move": "take"}, mine, {}),
+        ("unknown-field", {"move": TAKE, "extra": 1}, mine, {}),
+        ("malformed-json", b"{nope", mine, {}),
+        ("not-an-object", b"[1, 2]", mine, {}),
+        ("too-deep", b"[" * 100 + b"]" * 100, mine, {}),
+        ("nan", b'{"move": {"type": "take", "pile": 0, "count": NaN}}', mine, {}),
+        ("key-too-long", {"move": TAKE}, mine, {"Idempotency-Key": "k" * 129}),
+        ("stale", {"move": TAKE, "expected_version": 999}, mine, {}),
+        ("move", {"move": TAKE, "expected_version": version}, mine, {"Idempotency-Key": "once"}),
+        ("replay", {"move": TAKE, "expected_version": version}, mine, {"Idempotency-Key": "once"}),
+        ("key-reused", {"move": {**TAKE, "count": 2}}, theirs, {"Idempotency-Key": "once"}),
+        ("next", {"move": TAKE}, theirs, {}),
+        ("include", {"move": {**TAKE, "pile": 1}}, mine, {}),
+        ("unknown-match", {"move": TAKE}, mine, {}),
+    ]
+
+
+def _send(client, match_id, request, origin):
+    what, body, token, headers = request
+    headers = dict(headers)
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if origin:
+        headers["Origin"] = "http://elsewhere.example"
+    path = f"/api/matches/{'no-such-match' if what == 'unknown-match' else match_id}/moves"
+    if what == "include":
+        path += "?include=legal_moves"
+    if isinstance(body, bytes):
+        return client.post(path, data=body, content_type="application/json", headers=headers)
+    return client.post(path, json=body, headers=headers)
+
+
+def test_the_lean_path_answers_every_move_request_as_flask_does(api, client, flask_view_calls):
+    lean_id, lean_tokens = api.create(seed="lean-path")
+    flask_id, flask_tokens = api.create(seed="lean-path")
+    start = api.state(lean_id)
+    [seat], version = start["active_seats"], start["version"]
+    assert api.state(flask_id)["active_seats"] == [seat]
+    compared = 0
+    pairs = zip(_requests(lean_tokens, seat, version), _requests(flask_tokens, seat, version))
+    for lean_request, flask_request in pairs:
+        before = len(flask_view_calls)
+        a = _send(client, lean_id, lean_request, origin=False)
+        served_by_flask = len(flask_view_calls) - before
+        b = _send(client, flask_id, flask_request, origin=True)
+        assert len(flask_view_calls) - before - served_by_flask == 1  # the Origin request went to Flask
+        what = lean_request[0]
+        assert a.status_code == b.status_code, (what, a.get_json(), b.get_json())
+        assert a.headers == b.headers, what
+        assert a.get_data().replace(lean_id.encode(), b"ID") == b.get_data().replace(
+            flask_id.encode(), b"ID"
+        ), what
+        if what == "include":
+            assert a.status_code == 201 and "legal_moves" in a.get_json()["state"], a.get_json()
+        if what in (
+            "move",
+            "replay",
+            "next",
+            "include",
+            "stale",
+            "not-your-turn",
+            "illegal-move",
+            "key-reused",
+        ):
+            assert served_by_flask == 0, f"{what}: the lean path should have answered"
+        compared += 1
+    assert compared == 20
+    assert api.state(lean_id)["version"] == api.state(flask_id)["version"] == version + 3
+
+
+def test_unusual_requests_go_to_flask(api, client, flask_view_calls):
+    match_id, tokens = api.create(seed="lean-unusual")
+    [seat] = api.state(match_id)["active_seats"]
+    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    path = f"/api/matches/{match_id}/moves"
+    r = client.post(path + "?include=legal_moves&x=1", json={"move": TAKE}, headers=headers)
+    assert r.status_code == 201 and "legal_moves" in r.get_json()["state"]
+    assert len(flask_view_calls) == 1
+    r = client.post(path, data=b'{"move": {}}', content_type="text/plain", headers=headers)
+    assert r.status_code in (415, 422) and len(flask_view_calls) <= 2
+    assert client.post(
+        path, json={"move": TAKE}, headers={**headers, "Origin": "http://x.example"}
+    ).status_code
+    assert len(flask_view_calls) >= 2
+
+
+def test_only_the_ordinary_move_shape_is_taken(app):
+    """The path, method and id shapes the middleware takes; everything else is Flask's."""
+    seen = []
+    middleware = lean.LeanMoves(lambda environ, start: seen.append(environ["PATH_INFO"]) or [], None, 1000)
+    for method, path, query in [
+        ("GET", "/api/matches/abc/moves", ""),
+        ("POST", "/api/matches/abc/moves/", ""),
+        ("POST", "/api/matches/import/moves", ""),
+        ("POST", "/api/matches/a%2Fb/moves", ""),
+        ("POST", "/api/matches/é/moves", ""),
+        ("POST", "/api/matches/abc/moves", "include=legal_moves&include=legal_moves"),
+        ("POST", "/api/matches/abc/moves", "include=other"),
+        ("POST", "/api/matches/abc/moves", ""),  # no Content-Length
+    ]:
+        middleware(
+            {
+                "REQUEST_METHOD": method,
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "CONTENT_TYPE": "application/json",
+            },
+            None,
+        )
+    assert len(seen) == 8

@@ -1,0 +1,79 @@
+"""HTTP keep-alive on a real ``gameroom serve``: the idle timeout is advertised and kept.
+
+The race of issue 14: a server that closes an idle connection without telling
+clients when, while a client sends its next request on it (ECONNRESET on a
+move). Every response now says ``Keep-Alive: timeout=N`` and the server closes
+an idle connection after exactly that, so a client that closes before N (as
+Node, undici and curl do with the header) never writes to a closing socket.
+"""
+
+import http.client
+import socket
+import time
+
+import pytest
+
+from gameroom.config import Config
+from gameroom.testing.live_server import LiveServer
+
+
+def _get(conn, path="/api/healthz"):
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    return response
+
+
+@pytest.fixture(scope="module")
+def default_server(redis_server, tmp_path_factory):
+    with LiveServer(redis_server.url, tmp_path_factory.mktemp("keepalive-default")) as live:
+        yield live
+
+
+def test_every_response_advertises_the_default_idle_timeout_and_the_connection_is_reused(default_server):
+    conn = http.client.HTTPConnection("127.0.0.1", default_server.port, timeout=10)
+    try:
+        first = _get(conn)
+        assert first.status == 200
+        assert first.getheader("Keep-Alive") == f"timeout={Config().http_keepalive}"
+        assert first.getheader("Connection") != "close"
+        sock = conn.sock
+        time.sleep(2)  # idle well below the advertised timeout: the same connection serves the next request
+        problem = _get(conn, "/api/matches/no-such-match/state")
+        assert conn.sock is sock, "the connection was not reused"
+        assert problem.status == 404 and problem.getheader("Keep-Alive") == first.getheader("Keep-Alive")
+    finally:
+        conn.close()
+    assert "Traceback" not in default_server.log()
+
+
+@pytest.fixture(scope="module")
+def short_server(redis_server, tmp_path_factory):
+    env = {"GAMEROOM_HTTP_KEEPALIVE": "2"}
+    with LiveServer(redis_server.url, tmp_path_factory.mktemp("keepalive-short"), env=env) as live:
+        yield live
+
+
+def test_the_server_closes_an_idle_connection_after_the_advertised_timeout_not_before(short_server):
+    conn = http.client.HTTPConnection("127.0.0.1", short_server.port, timeout=10)
+    try:
+        assert _get(conn).getheader("Keep-Alive") == "timeout=2"
+        sock = conn.sock
+        # A client honouring the header reuses the connection up to 1 s before the timeout.
+        for _ in range(3):
+            time.sleep(1.0)
+            assert _get(conn).status == 200
+            assert conn.sock is sock
+        # Idle past the timeout: the server has closed its end (EOF), no request is lost in a race.
+        sock.settimeout(15)  # EOF, not a timeout: the server closed it
+        assert sock.recv(1) == b""
+    finally:
+        conn.close()
+    # a fresh connection still works
+    again = http.client.HTTPConnection("127.0.0.1", short_server.port, timeout=10)
+    try:
+        assert _get(again).status == 200
+    finally:
+        again.close()
+    with socket.create_connection(("127.0.0.1", short_server.port), timeout=15) as idle:
+        assert idle.recv(1) == b""  # a connection that never sends a request is closed too
