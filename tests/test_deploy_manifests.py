@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import flask
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -199,7 +200,8 @@ def test_every_gunicorn_command_parses_and_names_the_shipped_config_and_app(monk
         module, _, attr = app_uri.partition(":")
         assert module == "gameroom.wsgi"
         # The app object resolves through the factory (built lazily on first access).
-        made = object()
+        made = flask.Flask("made")
+        made.config["GAMEROOM"] = Config()
         monkeypatch.setattr(gameroom, "create_app", lambda: made)
         monkeypatch.delitem(vars(wsgi), attr, raising=False)
         assert getattr(wsgi, attr) is made
