@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
 from . import faults, tagged
+from .caches import LRU, FoldCache
 from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
@@ -99,54 +98,6 @@ def request_fingerprint(move: dict, expected_version: int | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-class _LRU:
-    """A small thread-safe LRU map."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            if self._keeps(key, value):
-                self._items[key] = value
-                self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def _keeps(self, key, value) -> bool:
-        """Whether ``put`` stores ``value`` (called under the lock)."""
-        return True
-
-
-class _FoldCache(_LRU):
-    """Recently folded matches, so a load folds only the entries it has not seen."""
-
-    def __init__(self, size: int = 512):
-        super().__init__(size)
-
-    def _keeps(self, match_id: str, folded: Folded) -> bool:
-        current = self._items.get(match_id)  # never replace a fold by an older one
-        return current is None or current.version <= folded.version
-
-    def forget_beyond(self, match_id: str, version: int) -> None:
-        """Drop the match's fold if it is past ``version``, the log's length: the log lost
-        its tail (a Redis failover lost writes its replica had not received), so the
-        fold describes versions that no longer exist and would refuse every append."""
-        with self._lock:
-            current = self._items.get(match_id)
-            if current is not None and current.version > version:
-                del self._items[match_id]
-
-
 class Matches:
     def __init__(
         self,
@@ -170,11 +121,11 @@ class Matches:
         self.clock = clock
         self.after_append: list = []
         self._move_keys: dict = {}  # slug -> tagged.move_keys(...)
-        self._cache = _FoldCache()
+        self._cache = FoldCache()
         # What never changes once known: the record of a match whose seats are
         # all filled (claims are final) and the seat of a valid token.
-        self._records = _LRU(4096)
-        self._seats = _LRU(16384)
+        self._records = LRU(4096)
+        self._seats = LRU(16384)
 
     @property
     def seeding(self) -> Seeding:
