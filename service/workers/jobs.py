@@ -205,15 +205,9 @@ def play_turn(
     mine = matches.with_draft(loaded, seat)
     thought = 0.0
     for _step in range(max(game.info.max_steps or 0, 1)):
-        state = mine.seen.state
-        view = game.view(state, seat)
-        legal = game.legal_moves(state, seat)
         step_key = f"{key}:{len(mine.draft)}" if mine.draft else key
         started = time.monotonic()
-        rng = ai_rng(matches.seeding.ai_seed(step_key))
-        move = choose_move(
-            game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget
-        )
+        move = _choose(matches, game, level, mine, seat, step_key, extra, budget)
         thought += time.monotonic() - started
         try:
             result = matches.submit(
@@ -243,6 +237,18 @@ def play_turn(
         "job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version
     )
     return {"status": "applied", "version": result.version, "duplicate": result.duplicate, "seconds": thought}
+
+
+def _choose(
+    matches: Matches, game, level: str, mine, seat: int, step_key: str, extra: dict, budget: dict
+) -> dict:
+    """The AI's move from the seat's own view (with its draft), with the randomness of ``step_key``."""
+    state = mine.seen.state
+    view = game.view(state, seat)
+    legal = game.legal_moves(state, seat)
+    rng = ai_rng(matches.seeding.ai_seed(step_key))
+    num_seats = mine.record.num_seats
+    return choose_move(game, level, view, seat, legal, rng, num_seats=num_seats, extra=extra, **budget)
 
 
 def _not_to_play(matches: Matches, loaded, version: int, seat: int, job_id: str) -> dict | None:
