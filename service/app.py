@@ -147,7 +147,39 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     if not isinstance(config, Config):
         config = Config.from_env(**(config or {}))
     app = GameroomFlask(__name__)
-    app.config.update(
+    app.config.update(_flask_settings(config))
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    wiring = compose(config, registry)
+    registry, matches, client = wiring.registry, wiring.matches, wiring.clients.events
+    app.extensions["gameroom_wiring"] = wiring
+    app.extensions["gameroom"] = matches
+    app.extensions["gameroom_history"] = History(matches)
+    app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
+    app.extensions["gameroom_hub"] = StreamHub(
+        client,
+        wiring.url,
+        max_streams=config.sse_max_streams,
+        max_per_client=config.sse_max_streams_per_client,
+    )
+
+    _register_api(app, registry)
+    app.register_blueprint(apidocs.bp)
+    problems.init_app(app)
+    web.init_app(app, registry)
+    cors.init_app(app, config.cors_origins)
+    # Ordinary moves are answered below Flask (same schema, same problems); all else goes to Flask.
+    app.wsgi_app = LeanMoves(app.wsgi_app, matches, config.max_body)  # type: ignore[method-assign]
+    if config.redis_wait_replicas > 0:
+        app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]
+    app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
+    return app
+
+
+def _flask_settings(config: Config) -> dict:
+    """Flask's and flask-smorest's settings: the body limit and the OpenAPI document's metadata."""
+    return dict(
         GAMEROOM=config,
         MAX_CONTENT_LENGTH=config.max_body,
         API_TITLE=API_TITLE,
@@ -165,21 +197,10 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             "security": [{}, {"seatToken": []}],
         },
     )
-    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    wiring = compose(config, registry)
-    registry, matches, client = wiring.registry, wiring.matches, wiring.clients.events
-    app.extensions["gameroom_wiring"] = wiring
-    app.extensions["gameroom"] = matches
-    app.extensions["gameroom_history"] = History(matches)
-    app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
-    app.extensions["gameroom_hub"] = StreamHub(
-        client,
-        wiring.url,
-        max_streams=config.sse_max_streams,
-        max_per_client=config.sse_max_streams_per_client,
-    )
 
+def _register_api(app: Flask, registry: Registry) -> GameroomApi:
+    """The REST API on ``app``: its blueprints, and every game's schemas in its OpenAPI document."""
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
     api = GameroomApi(
         app,
@@ -197,14 +218,4 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.extensions["gameroom_options_jsonschema"] = {
         slug: components[names["options"]] for slug, names in app.extensions["gameroom_schema_names"].items()
     }
-    app.register_blueprint(apidocs.bp)
-    problems.init_app(app)
-    web.init_app(app, registry)
-    cors.init_app(app, config.cors_origins)
-    # Ordinary moves are answered below Flask (same schema, same problems); all else goes to Flask.
-    app.wsgi_app = LeanMoves(app.wsgi_app, matches, config.max_body)  # type: ignore[method-assign]
-    if config.redis_wait_replicas > 0:
-        app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]
-    app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]
-    app.extensions["gameroom_lifecycle"] = Lifecycle(matches)
-    return app
+    return api

@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from marshmallow import ValidationError
 
 from . import faults, tagged
+from .caches import LRU, FoldCache
 from .core import decider, lifecycle
 from .core.decider import Folded
 from .core.matches import (
@@ -99,54 +98,6 @@ def request_fingerprint(move: dict, expected_version: int | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-class _LRU:
-    """A small thread-safe LRU map."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            if self._keeps(key, value):
-                self._items[key] = value
-                self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def _keeps(self, key, value) -> bool:
-        """Whether ``put`` stores ``value`` (called under the lock)."""
-        return True
-
-
-class _FoldCache(_LRU):
-    """Recently folded matches, so a load folds only the entries it has not seen."""
-
-    def __init__(self, size: int = 512):
-        super().__init__(size)
-
-    def _keeps(self, match_id: str, folded: Folded) -> bool:
-        current = self._items.get(match_id)  # never replace a fold by an older one
-        return current is None or current.version <= folded.version
-
-    def forget_beyond(self, match_id: str, version: int) -> None:
-        """Drop the match's fold if it is past ``version``, the log's length: the log lost
-        its tail (a Redis failover lost writes its replica had not received), so the
-        fold describes versions that no longer exist and would refuse every append."""
-        with self._lock:
-            current = self._items.get(match_id)
-            if current is not None and current.version > version:
-                del self._items[match_id]
-
-
 class Matches:
     def __init__(
         self,
@@ -170,11 +121,11 @@ class Matches:
         self.clock = clock
         self.after_append: list = []
         self._move_keys: dict = {}  # slug -> tagged.move_keys(...)
-        self._cache = _FoldCache()
+        self._cache = FoldCache()
         # What never changes once known: the record of a match whose seats are
         # all filled (claims are final) and the seat of a valid token.
-        self._records = _LRU(4096)
-        self._seats = _LRU(16384)
+        self._records = LRU(4096)
+        self._seats = LRU(16384)
 
     @property
     def seeding(self) -> Seeding:
@@ -207,18 +158,7 @@ class Matches:
         game = installed.game
         n = len(seats)
         seat_objs = self.seats_for(game, seats)
-        try:
-            opts = game.load_options(options)
-        except ValidationError as exc:
-            raise ValidationFailed(
-                "Invalid game options.", code="bad-options", errors={"options": exc.messages}
-            ) from None
-        try:
-            game.check_seats(n, opts)  # options may change the allowed counts (a solo variant)
-        except IllegalMove as exc:
-            raise ValidationFailed(
-                exc.message, code="bad-seat-count", errors={"seats": [exc.message]}
-            ) from None
+        opts = self._checked_options(game, options, n)
         match_id = match_id or new_match_id()
         # A client's seed only feeds the effective seed, which mixes in the server's secret.
         record = MatchRecord(
@@ -230,14 +170,7 @@ class Matches:
             seats=seat_objs,
             settings=dict(settings or {}),
         )
-        entry = decider.setup_entry(game, n, opts, record.seed)
-        entry["time"] = record.created
-        if record.settings.get("clock"):  # time is part of the log: the fold runs the clocks
-            entry["lifecycle"] = {
-                "clock": record.settings["clock"],
-                "timeout": record.settings.get("timeout"),
-            }
-            entry["started"] = record.full
+        entry = self._setup_entry(game, record)
         tokens = {i: new_token() for i, s in enumerate(seat_objs) if s.filled and not s.ai}
         # The new match is folded here, not read back: its only entry is the one being written.
         loaded = Loaded(record, decider.fold(game, [entry | {"version": 1}]))
@@ -250,14 +183,50 @@ class Matches:
             ai_seats=self.ai_to_move(record, game, loaded.folded),
             admin_hash=admin_hash,
         )
+        self._remember_created(loaded, tokens)
+        self._after(loaded, entry | {"version": 1}, progress_saved=True)
+        log.info("match %s created: %s, %d seats", record.id, game_slug, n)
+        return loaded, tokens
+
+    @staticmethod
+    def _checked_options(game, options: dict | None, num_seats: int):
+        """``options`` as ``game`` loads them, refused (bad-options, bad-seat-count) unless valid for
+        ``num_seats`` seats."""
+        try:
+            opts = game.load_options(options)
+        except ValidationError as exc:
+            raise ValidationFailed(
+                "Invalid game options.", code="bad-options", errors={"options": exc.messages}
+            ) from None
+        try:
+            game.check_seats(num_seats, opts)  # options may change the allowed counts (a solo variant)
+        except IllegalMove as exc:
+            raise ValidationFailed(
+                exc.message, code="bad-seat-count", errors={"seats": [exc.message]}
+            ) from None
+        return opts
+
+    @staticmethod
+    def _setup_entry(game, record: MatchRecord) -> dict:
+        """The new match's first entry: the game's setup, stamped with its time (and its clocks)."""
+        entry = decider.setup_entry(game, record.num_seats, record.options, record.seed)
+        entry["time"] = record.created
+        if record.settings.get("clock"):  # time is part of the log: the fold runs the clocks
+            entry["lifecycle"] = {
+                "clock": record.settings["clock"],
+                "timeout": record.settings.get("timeout"),
+            }
+            entry["started"] = record.full
+        return entry
+
+    def _remember_created(self, loaded: Loaded, tokens: dict[int, str]) -> None:
+        """Cache what a new match's first reads would fetch: its fold, its record once full, its seats."""
+        record = loaded.record
         self._cache.put(record.id, loaded.folded)
         if record.full:
             self._records.put(record.id, record)
         for seat, token in tokens.items():
             self._seats.put((record.id, hash_token(token)), seat)
-        self._after(loaded, entry | {"version": 1}, progress_saved=True)
-        log.info("match %s created: %s, %d seats", record.id, game_slug, n)
-        return loaded, tokens
 
     def claim_seat(self, match_id: str, seat: int, name: str) -> tuple[Loaded, str]:
         record = self.record(match_id)
@@ -573,18 +542,7 @@ class Matches:
             if loaded is None:
                 loaded, fresh, fresh_draft = self.load(match_id), True, False
             record, folded = loaded.record, loaded.folded
-            if record.read_only:
-                raise Conflict("This match is a read-only import.", code="read-only")
-            if not record.full:
-                raise Conflict("The match has open seats and has not started.", code="match-not-started")
-            if seat is None or not 0 <= seat < record.num_seats:
-                raise NotYourSeat("Spectators cannot move.")
-            if (
-                token is not None
-                and folded.lifecycle is not None
-                and lifecycle.revoked(folded, hash_token(token))
-            ):
-                raise Unauthorized("The token is not valid for this match.", code="bad-token")
+            self._check_may_move(loaded, seat, token)
             game = self.game(record)
             self._check_move_keys(record.game, game, move)
             try:
@@ -603,33 +561,11 @@ class Matches:
             entry["time"] = self.clock()
             if actor:
                 entry["actor"] = actor
-            if has_drafts(game) and decider.sealable(game, loaded.seen, seat, entry):
-                try:
-                    return self._seal(loaded, seat, entry, key, fingerprint)
-                except VersionConflict as conflict:
-                    self._cache.forget_beyond(match_id, conflict.current_version)
-                    loaded = None
-                    continue
-            draft = None
-            if has_drafts(game):
-                # This step ends the seat's draft: one entry carries both. Checked in the append
-                # even when empty, so that a sealed step racing this one is never left behind.
-                if loaded.draft:
-                    entry["sealed"] = list(loaded.draft)
-                draft = DraftFlush(seat, decider.barrier(folded), len(loaded.draft))
-            new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
-            status = status_of(record, game, new.folded.state, new.folded)
+            sealed = has_drafts(game) and decider.sealable(game, loaded.seen, seat, entry)
             try:
-                result = self.store.append(
-                    match_id,
-                    entry,
-                    folded.version,
-                    key,
-                    status=status,
-                    fingerprint=fingerprint,
-                    ai_seats=self.ai_to_move(record, game, new.folded),
-                    draft=draft,
-                )
+                if sealed:
+                    return self._seal(loaded, seat, entry, key, fingerprint)
+                new, result = self._append_entry(loaded, game, seat, entry, key, fingerprint)
             except VersionConflict as conflict:
                 self._cache.forget_beyond(match_id, conflict.current_version)
                 loaded = None
@@ -641,6 +577,49 @@ class Matches:
             self._after(new, entry, progress_saved=True)
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
+
+    @staticmethod
+    def _check_may_move(loaded: Loaded, seat: int | None, token: str | None) -> None:
+        """Refuse a move on a read-only import, a match not started, by a spectator or with a
+        token its seat revoked."""
+        record, folded = loaded.record, loaded.folded
+        if record.read_only:
+            raise Conflict("This match is a read-only import.", code="read-only")
+        if not record.full:
+            raise Conflict("The match has open seats and has not started.", code="match-not-started")
+        if seat is None or not 0 <= seat < record.num_seats:
+            raise NotYourSeat("Spectators cannot move.")
+        if (
+            token is not None
+            and folded.lifecycle is not None
+            and lifecycle.revoked(folded, hash_token(token))
+        ):
+            raise Unauthorized("The token is not valid for this match.", code="bad-token")
+
+    def _append_entry(self, loaded: Loaded, game, seat: int, entry: dict, key, fingerprint):
+        """Append the decided ``entry`` (carrying the seat's draft, if any) after ``loaded``;
+        returns the match with it and the store's result (VersionConflict if the match moved)."""
+        record, folded = loaded.record, loaded.folded
+        draft = None
+        if has_drafts(game):
+            # This step ends the seat's draft: one entry carries both. Checked in the append
+            # even when empty, so that a sealed step racing this one is never left behind.
+            if loaded.draft:
+                entry["sealed"] = list(loaded.draft)
+            draft = DraftFlush(seat, decider.barrier(folded), len(loaded.draft))
+        new = Loaded(record, decider.apply_entry(game, folded, {**entry, "version": folded.version + 1}))
+        status = status_of(record, game, new.folded.state, new.folded)
+        result = self.store.append(
+            record.id,
+            entry,
+            folded.version,
+            key,
+            status=status,
+            fingerprint=fingerprint,
+            ai_seats=self.ai_to_move(record, game, new.folded),
+            draft=draft,
+        )
+        return new, result
 
     def _seal(self, loaded: Loaded, seat: int, entry: dict, key, fingerprint) -> MoveResult:
         """Keep the sealed step ``entry`` in ``seat``'s draft: nothing is appended, no one else

@@ -431,20 +431,9 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
     """
     from tqdm import tqdm
 
-    from .ai import report
     from .ai import tournament as tour
 
-    try:
-        levels = [s.strip() for s in seats.split(",") if s.strip()]
-        parsed = tour.parse_budget(budget) | tour.parse_search(search_settings)
-        options = json.loads(options_json) if options_json else None
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-    if chart:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise click.UsageError("--chart needs matplotlib: pip install 'gameroom[dev]'") from None
+    levels, parsed, options = _tournament_arguments(seats, budget, search_settings, options_json, chart)
     labels = tour.labels_for(levels)
     with tqdm(total=matches, desc=f"{slug}: {' vs '.join(labels)}", unit="match", file=sys.stderr) as bar:
         try:
@@ -460,14 +449,20 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
             )
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    failed = _report_tournament(
+        results, slug, labels, levels, budget, search_settings, seed, chart, json_path
+    )
+    if failed:
+        sys.exit(1)
+
+
+def _report_tournament(results, slug, labels, levels, budget, search, seed, chart, json_path) -> list:
+    """Print (and with ``chart`` or ``json_path``, write) a tournament's figures; returns the failed matches."""
+    from .ai import report
+
     failed = [r for r in results if r.get("error")]
     rows = report.summarize(results, labels)
-    steps = [r["steps"] for r in results if not r.get("error")]
-    tuned = "".join(f", {s}" for s in search_settings)
-    click.echo(
-        f"{slug}: {len(results) - len(failed)} matches, {' vs '.join(labels)}, budget {budget or 'default'}"
-        f"{tuned}, seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps"
-    )
+    click.echo(report.headline(slug, results, labels, budget, search, seed))
     click.echo(report.table(rows))
     for r in failed:
         click.echo(f"match {r['index']} left out: {r['error'].strip().splitlines()[-1]}", err=True)
@@ -475,25 +470,27 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
         report.chart(rows, chart, f"{slug}: {' vs '.join(labels)} ({len(results) - len(failed)} matches)")
         click.echo(f"chart written to {chart}")
     if json_path:
-        for r in results:
-            r["decisions"] = {labels[e]: times for e, times in r["decisions"].items()}
-        with open(json_path, "w") as out:
-            json.dump(
-                {
-                    "game": slug,
-                    "levels": levels,
-                    "budget": budget,
-                    "search": list(search_settings),
-                    "seed": seed,
-                    "summary": rows,
-                    "matches": results,
-                },
-                out,
-                indent=1,
-                default=str,
-            )
-    if failed:
-        sys.exit(1)
+        meta = {"game": slug, "levels": levels, "budget": budget, "search": list(search), "seed": seed}
+        report.write_json(json_path, meta, rows, results, labels)
+    return failed
+
+
+def _tournament_arguments(seats: str, budget, search_settings, options_json, chart) -> tuple:
+    """``(levels, budget and search settings, options)`` from ``tournament``'s options, or a usage error."""
+    from .ai import tournament as tour
+
+    try:
+        levels = [s.strip() for s in seats.split(",") if s.strip()]
+        parsed = tour.parse_budget(budget) | tour.parse_search(search_settings)
+        options = json.loads(options_json) if options_json else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    if chart:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--chart needs matplotlib: pip install 'gameroom[dev]'") from None
+    return levels, parsed, options
 
 
 if __name__ == "__main__":

@@ -354,25 +354,8 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
     ``seed``: the match's seed, or a fork's ``[[from_version, seed], ...]`` schedule.
     """
     schedule = [[1, seed]] if isinstance(seed, str) else seed
-
-    def bad(version, why):
-        raise TamperedLog(f"Version {version}: {why}", version=version)
-
-    if not entries:
-        bad(1, "the log is empty")
-    try:
-        opts = game.load_options(options)
-    except Exception:
-        bad(1, "the options are not valid for this game")
-    try:
-        game.check_seats(num_seats, opts)
-    except IllegalMove as exc:
-        bad(1, exc.message)
-    setup = decider.setup_entry(game, num_seats, opts, seed_at(schedule, 1))
-    first = entries[0]
-    if first.get("kind") != "setup" or first.get("events") != setup["events"]:
-        bad(1, "the setup does not follow from the seed and options")
-    folded = decider.apply_entry(game, Folded(), {**setup, "version": 1})
+    bad = _tampered
+    folded = _verified_setup(game, entries, num_seats, options, schedule)
     states = {1: folded.state}
     decided: dict[int, dict] = {}  # version -> the move entry as re-decided (for undo's refold)
     for i, entry in enumerate(entries[1:], start=2):
@@ -381,46 +364,9 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         kind = entry.get("kind")
         try:
             if kind == "move":
-                sealed = _sealed_steps(game, folded, entry, seed_at(schedule, i), i, bad)
-                seen = decider.with_steps(game, folded, sealed)
-                expected = decider.decide(
-                    game, seen, entry.get("seat"), entry.get("move"), seed_at(schedule, i)
-                )
-                if expected["events"] != entry.get("events"):
-                    bad(i, "its events are not what the move produces")
-                if sealed:
-                    expected["sealed"] = sealed
+                expected = _expected_move(game, folded, entry, seed_at(schedule, i), i)
             elif kind == "undo":
-                # Who consented is not part of the log; what can be checked is that the
-                # undo returns to a state it may return to (never across a draw or reveal),
-                # cancels no confirmed step, and keeps only what a selective undo may keep.
-                target, seat = entry.get("target"), entry.get("seat")
-                if target not in [c[0] for c in folded.checkpoints[:-1]]:
-                    bad(i, "the undo crosses a random draw or a reveal")
-                keeps = entry.get("keeps") or []
-                if not isinstance(keeps, list):
-                    bad(i, "the undo's keeps are not a list of versions")
-                if keeps and tuple(keeps) != selective_keeps(folded, seat, target):
-                    bad(i, "the undo keeps steps a selective undo may not keep")
-                if any(c[2] & CONFIRMS for c in folded.checkpoints if c[0] > target and c[0] not in keeps):
-                    bad(i, "the undo cancels a confirmed step")
-                if has_base(folded):
-                    base = folded.checkpoints[0][0]
-                    # the entries as re-decided here, not as the log spells them
-                    between = [decided[v] for v in range(base + 1, i) if v in decided]
-                    restored = state_after(game, folded, target, keeps, states[base], between)
-                else:
-                    restored = states[target]
-                if entry.get("state") != restored:
-                    bad(i, "the undo does not restore the state of its target version")
-                expected = {
-                    "kind": "undo",
-                    "seat": seat,
-                    "target": target,
-                    "keeps": keeps,
-                    "events": [],
-                    "state": restored,
-                }
+                expected = _expected_undo(game, folded, entry, i, states, decided)
             elif kind == "lifecycle":
                 expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
             else:
@@ -438,3 +384,69 @@ def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: s
         if kind == "move":
             decided[i] = {**expected, "version": i}
     return folded
+
+
+def _tampered(version: int, why: str):
+    raise TamperedLog(f"Version {version}: {why}", version=version)
+
+
+def _verified_setup(game, entries: list[dict], num_seats: int, options: dict, schedule: list) -> Folded:
+    """The fold of the log's first entry, which must be the setup the seed and options give."""
+    bad = _tampered
+    if not entries:
+        bad(1, "the log is empty")
+    try:
+        opts = game.load_options(options)
+    except Exception:
+        bad(1, "the options are not valid for this game")
+    try:
+        game.check_seats(num_seats, opts)
+    except IllegalMove as exc:
+        bad(1, exc.message)
+    setup = decider.setup_entry(game, num_seats, opts, seed_at(schedule, 1))
+    first = entries[0]
+    if first.get("kind") != "setup" or first.get("events") != setup["events"]:
+        bad(1, "the setup does not follow from the seed and options")
+    return decider.apply_entry(game, Folded(), {**setup, "version": 1})
+
+
+def _expected_move(game, folded: Folded, entry: dict, seed: str, version: int) -> dict:
+    """A move entry as re-decided (with its sealed steps); its events must be the log's."""
+    sealed = _sealed_steps(game, folded, entry, seed, version, _tampered)
+    seen = decider.with_steps(game, folded, sealed)
+    expected = decider.decide(game, seen, entry.get("seat"), entry.get("move"), seed)
+    if expected["events"] != entry.get("events"):
+        _tampered(version, "its events are not what the move produces")
+    if sealed:
+        expected["sealed"] = sealed
+    return expected
+
+
+def _expected_undo(game, folded: Folded, entry: dict, i: int, states: dict, decided: dict) -> dict:
+    """An undo entry as it may be: to a state it may return to, with the state it restores.
+
+    Who consented is not part of the log; what can be checked is that the undo
+    returns to a state it may return to (never across a draw or reveal), cancels
+    no confirmed step, and keeps only what a selective undo may keep.
+    """
+    bad = _tampered
+    target, seat = entry.get("target"), entry.get("seat")
+    if target not in [c[0] for c in folded.checkpoints[:-1]]:
+        bad(i, "the undo crosses a random draw or a reveal")
+    keeps = entry.get("keeps") or []
+    if not isinstance(keeps, list):
+        bad(i, "the undo's keeps are not a list of versions")
+    if keeps and tuple(keeps) != selective_keeps(folded, seat, target):
+        bad(i, "the undo keeps steps a selective undo may not keep")
+    if any(c[2] & CONFIRMS for c in folded.checkpoints if c[0] > target and c[0] not in keeps):
+        bad(i, "the undo cancels a confirmed step")
+    if has_base(folded):
+        base = folded.checkpoints[0][0]
+        # the entries as re-decided here, not as the log spells them
+        between = [decided[v] for v in range(base + 1, i) if v in decided]
+        restored = state_after(game, folded, target, keeps, states[base], between)
+    else:
+        restored = states[target]
+    if entry.get("state") != restored:
+        bad(i, "the undo does not restore the state of its target version")
+    return {"kind": "undo", "seat": seat, "target": target, "keeps": keeps, "events": [], "state": restored}

@@ -14,6 +14,16 @@ def _cell(idx: int) -> str:
     return f"({idx // 5},{idx % 5})"
 
 
+#: The sentences of the events that carry nothing to say.
+_FIXED = {
+    "sky_laid": "The 25 sky tiles are laid out.",
+    "deck_shuffled": "The 75 creature cards are shuffled.",
+    "dealt": "Each player is dealt 5 cards.",
+}
+
+_SERVICES = ("service_used", "servitors_exchanged", "dhole_used", "dhole_took", "services_ended")
+
+
 def describe(event: dict, seat, names) -> str:
     kind = event["type"]
     actor = event.get("seat")
@@ -21,12 +31,8 @@ def describe(event: dict, seat, names) -> str:
     you = seat is not None and seat == actor
     if kind == "match_started":
         return f"A game of The Stars Are Right for {event['num_seats']} players begins."
-    if kind == "sky_laid":
-        return "The 25 sky tiles are laid out."
-    if kind == "deck_shuffled":
-        return "The 75 creature cards are shuffled."
-    if kind == "dealt":
-        return "Each player is dealt 5 cards."
+    if kind in _FIXED:
+        return _FIXED[kind]
     if kind == "first_player":
         return f"{names[event['first']]} plays first."
     if kind == "invoked":
@@ -34,20 +40,8 @@ def describe(event: dict, seat, names) -> str:
         return f"{who} invoked {_card(event['card'])} for {pool}."
     if kind == "invoke_skipped":
         return f"{who} invoked nothing."
-    if kind == "service_used":
-        return f"{who} used {_card(event['creature'])}: {event['from']} became {event['to']}."
-    if kind == "servitors_exchanged":
-        return (
-            f"{who} used {_card(event['minion'])} to exchange {_card(event['own'])} "
-            f"for {names[event['opponent']]}'s {_card(event['theirs'])}."
-        )
-    if kind == "dhole_used":
-        return f"{who} used {_card(event['minion'])} and looked through the {event['pile']} pile."
-    if kind == "dhole_took":
-        card = _card(event["card"]) if "card" in event else "1 card"
-        return f"{who} took {card} from the {event['pile']} pile."
-    if kind == "services_ended":
-        return f"{who} finished using services."
+    if kind in _SERVICES:
+        return _service_sentence(kind, event, who, names)
     if kind == "pushed":
         return f"{who} pushed {event['line']} {event['index']} {event['direction']}."
     if kind == "swapped":
@@ -78,3 +72,20 @@ def describe(event: dict, seat, names) -> str:
         winners = " and ".join(names[w] for w in event["winners"])
         return f"The game is over ({event['reason'].replace('_', ' ')}): {winners} won."
     return f"{who}: {kind.replace('_', ' ')}"
+
+
+def _service_sentence(kind: str, event: dict, who: str, names) -> str:
+    """The sentences of the services step (creatures' services, servitors, the Dhole)."""
+    if kind == "service_used":
+        return f"{who} used {_card(event['creature'])}: {event['from']} became {event['to']}."
+    if kind == "servitors_exchanged":
+        return (
+            f"{who} used {_card(event['minion'])} to exchange {_card(event['own'])} "
+            f"for {names[event['opponent']]}'s {_card(event['theirs'])}."
+        )
+    if kind == "dhole_used":
+        return f"{who} used {_card(event['minion'])} and looked through the {event['pile']} pile."
+    if kind == "dhole_took":
+        card = _card(event["card"]) if "card" in event else "1 card"
+        return f"{who} took {card} from the {event['pile']} pile."
+    return f"{who} finished using services."  # services_ended

@@ -99,22 +99,7 @@ def legal_moves(state, seat):
             if not (plays and state["opts"]["empire_play_mandatory"]):
                 moves.append({"type": "skip_empire"})
     elif phase == "attack":
-        reds = [c for c in hand if c in state["set"]["attack"]]
-        for red in reds:
-            if len(hand) - 1 < state["set"]["attack"][red]:
-                continue
-            for p in attack_opponents(state, seat):
-                for target in attackable(state, p):
-                    for mode in ("raid", "invasion"):
-                        moves.append(
-                            {
-                                "type": "attack",
-                                "card": red,
-                                "player": p,
-                                "target": target,
-                                "mode": mode,
-                            }
-                        )
+        moves += _attacks(state, seat, hand)
         moves.append({"type": "end_attacks"})
     elif phase == "ambassador":
         if len(hand) - 1 >= state["ambs"]:
@@ -128,6 +113,19 @@ def legal_moves(state, seat):
             ]
         moves.append({"type": "end_turn"})
     return moves + _uses(state, seat, deferred_sources(state, seat))
+
+
+def _attacks(state, seat, hand):
+    """Every attack ``seat`` may make with a red card of its ``hand`` it can pay for."""
+    moves = []
+    for red in [c for c in hand if c in state["set"]["attack"]]:
+        if len(hand) - 1 < state["set"]["attack"][red]:
+            continue
+        for p in attack_opponents(state, seat):
+            for target in attackable(state, p):
+                for mode in ("raid", "invasion"):
+                    moves.append({"type": "attack", "card": red, "player": p, "target": target, "mode": mode})
+    return moves
 
 
 # -- shape checks -----------------------------------------------------------------------

@@ -9,6 +9,20 @@ def _cards(cards, count=None):
     return ", ".join(cards) if cards else "nothing"
 
 
+#: The events of using (or declining) a card's ability.
+_ABILITY_EVENTS = (
+    "ability_used",
+    "ability_declined",
+    "took",
+    "discarded",
+    "thrived",
+    "info_taken",
+    "bullied",
+    "loss_handed",
+    "loss_returned",
+)
+
+
 def describe(event, seat, names):
     kind = event["type"]
 
@@ -43,6 +57,21 @@ def describe(event, seat, names):
         return f"{who()} plays {event['card']} ({event['orientation']}) for {event['cost']} cards."
     if kind == "paid":
         return f"{who()} pays with {event['card']}."
+    if kind in _ABILITY_EVENTS:
+        return _ability_sentence(kind, event, who, names)
+    if kind == "attacked":
+        return f"{who()} plays a {event['mode']} on {who('player')}'s {event['target']}."
+    if kind == "ambassador_placed":
+        return f"{who()} places ambassador {event['card']} on {event['target']}."
+    if kind == "turn_ended":
+        return f"{who()} ends the turn."
+    if kind == "game_over":
+        return "The game ends; homeworlds are revealed."
+    return f"{who()}: {kind.replace('_', ' ')}"
+
+
+def _ability_sentence(kind, event, who, names):
+    """The sentences of an ability's use (``who(key)``: the name of the seat at ``event[key]``)."""
     if kind == "ability_used":
         target = event.get("player")
         extra = (
@@ -65,14 +94,5 @@ def describe(event, seat, names):
         return f"{who()} bullies {who('player')}: +1 card on the next empire card."
     if kind == "loss_handed":
         return f"{who('from')} hands {_cards(event['cards'], event.get('count'))} to {who()}."
-    if kind == "loss_returned":
-        return f"{who()} gives back {_cards(event['cards'], event.get('count'))} to {who('to')}."
-    if kind == "attacked":
-        return f"{who()} plays a {event['mode']} on {who('player')}'s {event['target']}."
-    if kind == "ambassador_placed":
-        return f"{who()} places ambassador {event['card']} on {event['target']}."
-    if kind == "turn_ended":
-        return f"{who()} ends the turn."
-    if kind == "game_over":
-        return "The game ends; homeworlds are revealed."
-    return f"{who()}: {kind.replace('_', ' ')}"
+    # loss_returned
+    return f"{who()} gives back {_cards(event['cards'], event.get('count'))} to {who('to')}."

@@ -116,65 +116,58 @@ def resolve(flow, seat, source, kind, player, card, ret):
         # TSE-H5: whether others may see the card taken (info_taken says the same).
         event["public"] = flow.state["opts"]["discard_pile_public"]
     flow.emit(event)
-    state, rng = flow.state, flow.rng
-    if kind in PLAYER_TARGET:
+    state = flow.state
+    if kind in PLAYER_TARGET:  # acts on the target's hand: nothing happens when it is empty
         hand = state["hands"][player]
-    if kind == "take" and hand:
+        if hand and _resolve_on_hand(flow, seat, kind, player, hand, ret):
+            return  # the decision passed to a player
+    else:
+        _resolve_other(flow, state, seat, kind, card)
+    flow.phase(ret)
+
+
+def _resolve_on_hand(flow, seat, kind, player, hand, ret) -> bool:
+    """Take, discard, threaten or hand over from ``player``'s ``hand``; True when that opens a
+    phase in which someone decides (threat, loss)."""
+    rng = flow.rng
+    if kind == "take":
         taken = rng.choice(hand)
         flow.emit({"type": "took", "seat": seat, "from": player, "card": taken, "reveal": True})
         draw(flow, player, 1, "take")
-    elif kind == "discard" and hand:
+    elif kind == "discard":
         cards = rng.sample(hand, min(2, len(hand)))
         flow.emit({"type": "discarded", "seat": player, "cards": cards, "reason": "discard", "by": seat})
         draw(flow, player, len(cards), "discard")
-    elif kind == "threat" and hand:
+    elif kind == "threat":
         # TSE-T40: the target chooses; the decision passes to them (an undo barrier).
         flow.phase(
             "threat",
             {"player": player, "count": min(4, len(hand)), "by": seat, "return": ret},
             reveal=True,
         )
-        return
-    elif kind == "loss" and hand:
+        return True
+    else:  # loss
         cards = rng.sample(hand, min(3, len(hand)))
         flow.emit({"type": "loss_handed", "seat": seat, "from": player, "cards": cards, "reveal": True})
         flow.phase("loss", {"from": player, "cards": cards, "return": ret})
-        return
-    elif kind == "thrive":
+        return True
+    return False
+
+
+def _resolve_other(flow, state, seat, kind, card) -> None:
+    """Thrive, Info, Rebirth and Bully."""
+    if kind == "thrive":
         for owner, target, red in _reds(state):
             if red == card:
-                flow.emit(
-                    {
-                        "type": "thrived",
-                        "seat": seat,
-                        "card": card,
-                        "owner": owner,
-                        "target": target,
-                    }
-                )
+                flow.emit({"type": "thrived", "seat": seat, "card": card, "owner": owner, "target": target})
     elif kind == "info":
         public = state["opts"]["discard_pile_public"]
-        flow.emit(
-            {
-                "type": "info_taken",
-                "seat": seat,
-                "card": card,
-                "public": public,
-                "reveal": not public,
-            }
-        )
+        flow.emit({"type": "info_taken", "seat": seat, "card": card, "public": public, "reveal": not public})
     elif kind == "rebirth":
-        flow.emit(
-            {
-                "type": "deck_formed",
-                "source": "rebirth",
-                "seat": seat,
-                "deck": rng.shuffled(state["discard"] + state["deck"]),
-            }
-        )
+        deck = flow.rng.shuffled(state["discard"] + state["deck"])
+        flow.emit({"type": "deck_formed", "source": "rebirth", "seat": seat, "deck": deck})
     elif kind == "bully":
         flow.emit({"type": "bullied", "seat": seat, "player": (seat + 1) % state["n"]})
-    flow.phase(ret)
 
 
 def _reds(state):

@@ -58,27 +58,11 @@ def position(
     homeworlds = list(homeworlds or sorted(cs["homeworld"])[:n])
     tucked = [list(t) for t in (tucked or [[] for _ in range(n)])]
     discard, out = list(discard or []), list(out or [])
-    placed = {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
-    placed |= {
-        c
-        for r in rows
-        for e in r
-        for c in (e["id"], (e["atk"] or {}).get("id"), (e["amb"] or {}).get("id"))
-        if c
-    }
     deck = list(deck or [])
-    placed |= set(deck)
+    placed = _placed(hands, rows, tucked, discard, out) | set(deck)
     deck += [c for c in [*cs["empire"], *cs["attack"], *cs["ambassador"]] if c not in placed]
-    state = evolve(
-        None,
-        {
-            "type": "started",
-            "set": cs,
-            "num_seats": n,
-            "start": start,
-            "options": {k: v for k, v in opts.items()},
-        },
-    )
+    started = {"type": "started", "set": cs, "num_seats": n, "start": start, "options": dict(opts.items())}
+    state = evolve(None, started)
     state.update(
         {
             "cur": cur,
@@ -98,6 +82,19 @@ def position(
         }
     )
     return state
+
+
+def _placed(hands, rows, tucked, discard, out) -> set:
+    """The cards a scenario puts somewhere (the rest go to the deck)."""
+    placed = {c for h in hands for c in h} | set(discard) | set(out) | {c for t in tucked for c in t}
+    placed |= {
+        c
+        for r in rows
+        for e in r
+        for c in (e["id"], (e["atk"] or {}).get("id"), (e["amb"] or {}).get("id"))
+        if c
+    }
+    return placed
 
 
 def step(game, state, seat, move, seed=0):

@@ -124,41 +124,10 @@ def sample_state(v, seat, rng):
     """A full state that shows ``seat`` exactly view ``v`` (hidden parts at random)."""
     cs, n = v["set"], v["num_seats"]
     pool = [*cs["empire"], *cs["attack"], *cs["ambassador"]]
-    forced = [[] for _ in range(n)]
-    for card, holder in v["known"]:
-        forced[holder].append(card)
-    pending = v["pending"]
-    if v["phase"] == "loss" and pending["cards"] is not None and seat != v["current"]:
-        forced[v["current"]] += [c for c in pending["cards"] if c not in forced[v["current"]]]
-    seen = set(v["hand"])
-    seen |= {
-        c
-        for row in v["rows"]
-        for e in row
-        for c in (e["id"], e["atk"] and e["atk"]["id"], e["amb"] and e["amb"]["id"])
-        if c
-    }
-    seen |= {c for t in v["tucked"] for c in t} | set(v["out"]) | set(v["deck_bottom_mine"])
-    seen |= {c for f in forced for c in f}
-    discard = v["discard"]
-    if discard is None and v["discard_top"] is not None:
-        seen.add(v["discard_top"])
-    elif discard is not None:
-        seen |= set(discard)
+    forced = _forced_cards(v, seat)
+    seen = _seen_cards(v, forced)
     unseen = rng.shuffled([c for c in pool if c not in seen])
-    hands = []
-    for p in range(n):
-        if p == seat:
-            hands.append(list(v["hand"]))
-            continue
-        need = v["hand_sizes"][p] - len(forced[p])
-        hands.append(forced[p] + unseen[:need])
-        unseen = unseen[need:]
-    if discard is None:
-        hidden = v["discard_size"] - (1 if v["discard_top"] is not None else 0)
-        discard = unseen[:hidden] + ([v["discard_top"]] if v["discard_top"] is not None else [])
-        unseen = unseen[hidden:]
-    deck = unseen + list(v["deck_bottom_mine"])
+    hands, discard, deck = _deal_unseen(v, seat, forced, unseen)
     homes = list(cs["homeworld"])
     if v["homeworlds"] is not None:
         homeworlds = list(v["homeworlds"])
@@ -166,12 +135,7 @@ def sample_state(v, seat, rng):
         others = rng.shuffled([h for h in homes if h != v["homeworld"]])
         homeworlds = [v["homeworld"] if p == seat else others.pop() for p in range(n)]
     removed = [h for h in homes if h not in homeworlds]
-    if pending is not None:
-        pending = dict(pending)
-        if v["phase"] == "look" and pending["drawn"] is None:
-            pending["drawn"] = rng.sample(hands[pending["seat"]], pending.pop("drawn_count"))
-        if v["phase"] == "loss" and pending["cards"] is None:
-            pending["cards"] = rng.sample(hands[v["current"]], pending.pop("cards_count"))
+    pending = _sample_pending(v, hands, rng)
     return {
         "set": cs,
         "opts": v["options"],
@@ -199,3 +163,63 @@ def sample_state(v, seat, rng):
         "bottom": [[c, seat] for c in v["deck_bottom_mine"]],
         "over": v["over"],
     }
+
+
+def _forced_cards(v, seat) -> list[list]:
+    """Per seat, the cards ``seat`` knows it holds (known cards; a loss's cards shown to it)."""
+    forced: list[list] = [[] for _ in range(v["num_seats"])]
+    for card, holder in v["known"]:
+        forced[holder].append(card)
+    pending = v["pending"]
+    if v["phase"] == "loss" and pending["cards"] is not None and seat != v["current"]:
+        forced[v["current"]] += [c for c in pending["cards"] if c not in forced[v["current"]]]
+    return forced
+
+
+def _seen_cards(v, forced) -> set:
+    """Every card whose place the view shows (or that a seat is known to hold)."""
+    seen = set(v["hand"])
+    seen |= {
+        c
+        for row in v["rows"]
+        for e in row
+        for c in (e["id"], e["atk"] and e["atk"]["id"], e["amb"] and e["amb"]["id"])
+        if c
+    }
+    seen |= {c for t in v["tucked"] for c in t} | set(v["out"]) | set(v["deck_bottom_mine"])
+    seen |= {c for f in forced for c in f}
+    if v["discard"] is None and v["discard_top"] is not None:
+        seen.add(v["discard_top"])
+    elif v["discard"] is not None:
+        seen |= set(v["discard"])
+    return seen
+
+
+def _deal_unseen(v, seat, forced, unseen: list) -> tuple[list, list, list]:
+    """``(hands, discard, deck)``: the shuffled ``unseen`` cards dealt where the view hides cards."""
+    hands = []
+    for p in range(v["num_seats"]):
+        if p == seat:
+            hands.append(list(v["hand"]))
+            continue
+        need = v["hand_sizes"][p] - len(forced[p])
+        hands.append(forced[p] + unseen[:need])
+        unseen = unseen[need:]
+    discard = v["discard"]
+    if discard is None:
+        hidden = v["discard_size"] - (1 if v["discard_top"] is not None else 0)
+        discard = unseen[:hidden] + ([v["discard_top"]] if v["discard_top"] is not None else [])
+        unseen = unseen[hidden:]
+    return hands, discard, unseen + list(v["deck_bottom_mine"])
+
+
+def _sample_pending(v, hands, rng):
+    """The pending step with the cards the view hides (a look's draw, a loss's cards) sampled."""
+    pending = v["pending"]
+    if pending is not None:
+        pending = dict(pending)
+        if v["phase"] == "look" and pending["drawn"] is None:
+            pending["drawn"] = rng.sample(hands[pending["seat"]], pending.pop("drawn_count"))
+        if v["phase"] == "loss" and pending["cards"] is None:
+            pending["cards"] = rng.sample(hands[v["current"]], pending.pop("cards_count"))
+    return pending

@@ -234,6 +234,18 @@ class _Search:
         leaf = path[-1]
         if self.alpha and leaf.static is None and self.rollout:
             leaf.static = self._values(state)
+        values = self._values(self._rollout(state))
+        if self.alpha:
+            self._minimax(path, values)
+        for visited in path:
+            visited.visits += 1
+            if visited.actor is not None:
+                visited.total += values[visited.actor]
+                self.bounds.see(visited.total / visited.visits)
+
+    def _rollout(self, state):
+        """``state`` after up to ``rollout`` default moves (fewer when the match ends or a move is refused)."""
+        game = self.game
         for _ in range(self.rollout):
             actor = self._actor(state)
             if actor is None:
@@ -245,14 +257,7 @@ class _Search:
                 state = self._apply(state, actor, self._default_move(state, actor, moves))
             except IllegalMove:
                 break
-        values = self._values(state)
-        if self.alpha:
-            self._minimax(path, values)
-        for visited in path:
-            visited.visits += 1
-            if visited.actor is not None:
-                visited.total += values[visited.actor]
-                self.bounds.see(visited.total / visited.visits)
+        return state
 
     def _values(self, state) -> list:
         """The evaluation of ``state`` for each seat that owns nodes of the tree.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 Z95 = 1.959964
@@ -118,3 +119,22 @@ def chart(rows: list[dict], path: str, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def headline(slug: str, results: list[dict], labels: list[str], budget, search_settings, seed) -> str:
+    """The first line of a tournament's report: what was played, and the mean match length."""
+    done = [r for r in results if not r.get("error")]
+    steps = [r["steps"] for r in done]
+    tuned = "".join(f", {s}" for s in search_settings)
+    return (
+        f"{slug}: {len(done)} matches, {' vs '.join(labels)}, budget {budget or 'default'}"
+        f"{tuned}, seed {seed!r}, mean length {sum(steps) / max(1, len(steps)):.0f} steps"
+    )
+
+
+def write_json(path: str, meta: dict, rows: list[dict], results: list[dict], labels: list[str]) -> None:
+    """Write ``meta``, the summary ``rows`` and every match (decision times by entrant label) to ``path``."""
+    for r in results:
+        r["decisions"] = {labels[e]: times for e, times in r["decisions"].items()}
+    with open(path, "w") as out:
+        json.dump({**meta, "summary": rows, "matches": results}, out, indent=1, default=str)

@@ -146,25 +146,7 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     if entry.get("version", version) != version:
         raise ValueError(f"entry {entry.get('version')} does not follow version {folded.version}")
     if kind == UNDO:
-        target = entry["target"]
-        keeps = set(entry.get("keeps") or ())
-        keep = [c for c in folded.checkpoints if c[0] <= target]
-        if not keep or keep[-1][0] != target:
-            raise ValueError(f"undo to {target} crosses a barrier")
-        later = [c for c in folded.checkpoints if c[0] > target]
-        if not keeps <= {c[0] for c in later}:
-            raise ValueError(f"undo keeps versions {sorted(keeps)} that are not after {target}")
-        cancelled = {c[0] for c in later if c[0] not in keeps}
-        return Folded(
-            state=entry["state"],
-            version=version,
-            rules_version=folded.rules_version,
-            slug=folded.slug,
-            checkpoints=keep + [c for c in later if c[0] in keeps],
-            undone=folded.undone | cancelled,
-            movers=folded.movers,
-            revealed=folded.revealed,
-        )
+        return _apply_undo(folded, entry, version)
     if kind == LIFECYCLE:  # no game events; nothing is undone across a takeover or a resignation
         return Folded(
             state=folded.state,
@@ -205,6 +187,30 @@ def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         undone=folded.undone,
         movers=folded.movers | {entry["seat"]} if kind == MOVE else folded.movers,
         revealed=version if barrier else folded.revealed,
+    )
+
+
+def _apply_undo(folded: Folded, entry: dict, version: int) -> Folded:
+    """``folded`` after the undo ``entry`` (version ``version``): its state, and the checkpoints
+    up to its target plus the steps it keeps."""
+    target = entry["target"]
+    keeps = set(entry.get("keeps") or ())
+    keep = [c for c in folded.checkpoints if c[0] <= target]
+    if not keep or keep[-1][0] != target:
+        raise ValueError(f"undo to {target} crosses a barrier")
+    later = [c for c in folded.checkpoints if c[0] > target]
+    if not keeps <= {c[0] for c in later}:
+        raise ValueError(f"undo keeps versions {sorted(keeps)} that are not after {target}")
+    cancelled = {c[0] for c in later if c[0] not in keeps}
+    return Folded(
+        state=entry["state"],
+        version=version,
+        rules_version=folded.rules_version,
+        slug=folded.slug,
+        checkpoints=keep + [c for c in later if c[0] in keeps],
+        undone=folded.undone | cancelled,
+        movers=folded.movers,
+        revealed=folded.revealed,
     )
 
 

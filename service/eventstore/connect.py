@@ -138,6 +138,12 @@ class Clients:
     blocking: Any
     queue: redis.Redis | None
 
+    def ping_queue(self) -> None:
+        """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the queue Redis answers now
+        (nothing to ask when there is no queue client)."""
+        if self.queue is not None:
+            self.queue.ping()
+
 
 def connect(config, url: str) -> Clients:
     """The clients of a process configured by ``config`` on the events Redis at ``url``.

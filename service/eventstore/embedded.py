@@ -168,6 +168,28 @@ class EmbeddedRedis:
         self._refuse_if_running()
         if os.path.exists(self.socket_path):
             os.unlink(self.socket_path)
+        args = self._server_args()
+        self._owner_pid = os.getpid()
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,
+        )
+        self._wait_until_answering(self.process, timeout)
+        log.info(
+            "embedded redis-server %s started (pid %s, data in %s, appendfsync %s)",
+            self.executable,
+            self.process.pid,
+            self.data_dir,
+            self.appendfsync,
+        )
+        return self
+
+    def _server_args(self) -> list[str]:
+        """redis-server's command line: a private socket, no TCP port and, unless the operator's
+        config file says otherwise, the AOF fsynced as configured and no eviction."""
         args = [
             self.executable,
             *([self.config_file] if self.config_file else []),
@@ -199,21 +221,18 @@ class EmbeddedRedis:
                 "--maxmemory-policy",
                 "noeviction",
             ]
-        self._owner_pid = os.getpid()
-        self.process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            preexec_fn=_die_with_parent,
-        )
+        return args
+
+    def _wait_until_answering(self, process: subprocess.Popen, timeout: float) -> None:
+        """Wait until the new server answers PING (past loading its AOF); stop it and raise
+        EmbeddedRedisError if it exits or does not answer within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         client = redis.Redis(unix_socket_path=self.socket_path)
         while True:
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+            if process.poll() is not None:
+                err = process.stderr.read().decode(errors="replace") if process.stderr else ""
                 raise EmbeddedRedisError(
-                    f"redis-server exited with {self.process.returncode}; see {self.data_dir / 'redis.log'}\n{err}"
+                    f"redis-server exited with {process.returncode}; see {self.data_dir / 'redis.log'}\n{err}"
                 )
             try:
                 # While the AOF is being loaded Redis answers LOADING; wait that out too.
@@ -226,14 +245,6 @@ class EmbeddedRedis:
                 raise EmbeddedRedisError(f"redis-server did not answer within {timeout}s")
             time.sleep(0.02)
         client.close()
-        log.info(
-            "embedded redis-server %s started (pid %s, data in %s, appendfsync %s)",
-            self.executable,
-            self.process.pid,
-            self.data_dir,
-            self.appendfsync,
-        )
-        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down cleanly (SIGTERM: Redis fsyncs the AOF and exits).

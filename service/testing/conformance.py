@@ -119,17 +119,13 @@ def play_random_match(
     """
     rnd = random.Random(seed)
     schemas = game.schemas()
-    move_union, event_union = tagged.variants(schemas, "move"), tagged.variants(schemas, "event")
+    unions = tagged.variants(schemas, "move"), tagged.variants(schemas, "event")
     opts = game.load_options(options)
     game.check_seats(num_seats, opts)
     bound = game.max_steps_for(num_seats, opts)
     max_steps = UNBOUNDED_PLAYOUT_CAP if bound is None else bound
-    entry = setup_entry(game, num_seats, opts, seed)
-    assert entry == setup_entry(game, num_seats, opts, seed), "setup is not deterministic for one seed"
-    json.dumps(entry)
-    entry["version"] = 1
-    entries = [entry]
-    folded = apply_entry(game, Folded(), entry)
+    entries = [_checked_setup(game, num_seats, opts, seed)]
+    folded = apply_entry(game, Folded(), entries[0])
     steps = 0
     while True:
         state = folded.state
@@ -138,61 +134,23 @@ def play_random_match(
         active = game.active_seats(state)
         result = game.outcome(state)
         if result is not None:
-            assert active == [], "a finished match still has active seats"
-            assert len(result["scores"]) == num_seats, "outcome must score every seat"
-            assert set(result["winners"]) <= set(range(num_seats))
-            json.dumps(result)
+            _check_outcome(result, active, num_seats)
             break
         assert active, "a match that is not over must have an active seat"
         assert steps < max_steps, f"match exceeded max_steps={max_steps} (options {opts})"
         if thorough:
-            for seat in [None, *range(num_seats)]:
-                view = game.view(state, seat)
-                json.dumps(view)
-                _check_schema(schemas.view, view, f"view for seat {seat}")
-            for seat in range(num_seats):
-                if seat not in active:
-                    assert game.legal_moves(state, seat) == [], f"inactive seat {seat} has legal moves"
+            _check_views_and_idle_seats(game, schemas, state, active, num_seats)
         seat = rnd.choice(active)
         moves = game.legal_moves(state, seat)
         assert moves, f"active seat {seat} has no legal move"
         move = rnd.choice(moves)
         json.dumps(move)
         if thorough:
-            _check_schema(schemas.move, move, "legal move")
-            _check_variant(move_union, move, "legal move")
-            before = clone(state)
-            legal = {json.dumps(m, sort_keys=True) for m in moves}
-            for bad in corrupt(move, rnd)[:6]:
-                if json.dumps(bad, sort_keys=True) in legal:
-                    continue
-                try:
-                    game.decide(state, seat, bad, rng_for(seed, folded.version + 1))
-                except IllegalMove as exc:
-                    assert exc.code and isinstance(exc.code, str)
-                else:
-                    raise AssertionError(f"corrupted move accepted: {bad}")
-            assert state == before, "decide mutated the state"
-        try:
-            new = decide(game, folded, seat, move, seed)
-        except RuleViolation as exc:  # pragma: no cover - a failing game
-            raise AssertionError(f"legal move refused ({exc.rule}: {exc.detail}): {move}") from None
-        new["version"] = folded.version + 1
-        json.dumps(new)
+            _check_move_and_corruptions(game, schemas, unions[0], folded, seat, move, moves, rnd, seed)
+        new = _checked_step(game, folded, seat, move, seed)
         if thorough:
             snapshot = clone(state)
-            for event in new["events"]:
-                # whole, as everyone sees it once the match is over
-                _check_variant(event_union, event, "event")
-                for viewer in [None, *range(num_seats)]:
-                    red = game.redact(event, viewer)
-                    json.dumps(red)
-                    _check_schema(schemas.event, red, f"event redacted for {viewer}")
-                    _check_variant(event_union, red, f"event redacted for {viewer}")
-            names = [f"Seat {i}" for i in range(num_seats)]
-            for viewer in [None, *range(num_seats)]:
-                if viewer != seat:
-                    check_secrets_stay_hidden(game, new["events"], viewer, names)
+            _check_step_events(game, schemas, unions[1], new["events"], seat, num_seats)
         folded = apply_entry(game, folded, new)
         if thorough:
             assert state == snapshot, "evolve mutated its input state"
@@ -202,6 +160,81 @@ def play_random_match(
     assert replayed.state == folded.state, "replay from scratch differs from the live state"
     assert json.loads(json.dumps(folded.state)) == folded.state, "state is not JSON round-trippable"
     return folded, entries
+
+
+def _checked_setup(game: Game, num_seats: int, opts, seed: str) -> dict:
+    """The setup entry (version 1), checked deterministic and JSON-encodable."""
+    entry = setup_entry(game, num_seats, opts, seed)
+    assert entry == setup_entry(game, num_seats, opts, seed), "setup is not deterministic for one seed"
+    json.dumps(entry)
+    entry["version"] = 1
+    return entry
+
+
+def _check_outcome(result: dict, active: list, num_seats: int) -> None:
+    assert active == [], "a finished match still has active seats"
+    assert len(result["scores"]) == num_seats, "outcome must score every seat"
+    assert set(result["winners"]) <= set(range(num_seats))
+    json.dumps(result)
+
+
+def _check_views_and_idle_seats(game: Game, schemas, state, active: list, num_seats: int) -> None:
+    """Every viewer's view passes its schema; a seat that is not active has no legal move."""
+    for seat in [None, *range(num_seats)]:
+        view = game.view(state, seat)
+        json.dumps(view)
+        _check_schema(schemas.view, view, f"view for seat {seat}")
+    for seat in range(num_seats):
+        if seat not in active:
+            assert game.legal_moves(state, seat) == [], f"inactive seat {seat} has legal moves"
+
+
+def _check_move_and_corruptions(
+    game: Game, schemas, move_union, folded: Folded, seat: int, move: dict, moves: list, rnd, seed: str
+) -> None:
+    """``move`` passes its schemas; corrupted copies of it are refused; ``decide`` mutates nothing."""
+    state = folded.state
+    _check_schema(schemas.move, move, "legal move")
+    _check_variant(move_union, move, "legal move")
+    before = clone(state)
+    legal = {json.dumps(m, sort_keys=True) for m in moves}
+    for bad in corrupt(move, rnd)[:6]:
+        if json.dumps(bad, sort_keys=True) in legal:
+            continue
+        try:
+            game.decide(state, seat, bad, rng_for(seed, folded.version + 1))
+        except IllegalMove as exc:
+            assert exc.code and isinstance(exc.code, str)
+        else:
+            raise AssertionError(f"corrupted move accepted: {bad}")
+    assert state == before, "decide mutated the state"
+
+
+def _checked_step(game: Game, folded: Folded, seat: int, move: dict, seed: str) -> dict:
+    """The entry of a legal ``move`` (next version), which the game must accept."""
+    try:
+        new = decide(game, folded, seat, move, seed)
+    except RuleViolation as exc:  # pragma: no cover - a failing game
+        raise AssertionError(f"legal move refused ({exc.rule}: {exc.detail}): {move}") from None
+    new["version"] = folded.version + 1
+    json.dumps(new)
+    return new
+
+
+def _check_step_events(game: Game, schemas, event_union, events: list, seat: int, num_seats: int) -> None:
+    """Each event, whole and redacted for every viewer, passes its schemas; no secret reaches another viewer."""
+    for event in events:
+        # whole, as everyone sees it once the match is over
+        _check_variant(event_union, event, "event")
+        for viewer in [None, *range(num_seats)]:
+            red = game.redact(event, viewer)
+            json.dumps(red)
+            _check_schema(schemas.event, red, f"event redacted for {viewer}")
+            _check_variant(event_union, red, f"event redacted for {viewer}")
+    names = [f"Seat {i}" for i in range(num_seats)]
+    for viewer in [None, *range(num_seats)]:
+        if viewer != seat:
+            check_secrets_stay_hidden(game, events, viewer, names)
 
 
 def check_sampling(game: Game, folded: Folded, num_seats: int, seed: str) -> None:
@@ -257,47 +290,63 @@ def check_no_leaks(
             compared += check_secrets_stay_hidden(game, real, viewer, names)
             if not differential:
                 continue
-            sampler_seat = viewer if viewer is not None else actor
-            view = game.view(state, viewer)
-            try:
-                other = game.sample_state(
-                    game.view(state, sampler_seat), sampler_seat, _rng(rng_seed + f":{viewer}")
-                )
-            except NotImplementedError:
-                return compared
-            if viewer is None:
-                # A spectator knows less than any seat: a state consistent with the actor's
-                # view is also consistent with the spectator's.
-                if game.view(other, None) != view:
-                    continue
-            assert game.view(other, viewer) == view, f"sample_state changed the view of {viewer}"
-            if viewer is not None:
-                assert game.legal_moves(other, viewer) == game.legal_moves(state, viewer), (
-                    f"seat {viewer}'s legal moves depend on hidden information"
-                )
-                if viewer in active:
-                    for bad in corrupt(rnd.choice(game.legal_moves(state, viewer)), rnd)[:3]:
-                        assert _refusal(game, state, viewer, bad) == _refusal(game, other, viewer, bad), (
-                            f"the refusal of {bad} for seat {viewer} depends on hidden information"
-                        )
-            try:
-                alt = game.decide(other, actor, move, _rng(rng_seed))
-            except IllegalMove:
-                continue  # the actor's move depends on the actor's own hidden cards: nothing to compare
-            if _views_along(game, state, real, viewer) != _views_along(game, other, alt, viewer):
-                continue  # the move showed this viewer something (a public discard, a reveal)
-            mine = [game.redact(e, viewer) for e in real]
-            theirs = [game.redact(e, viewer) for e in alt]
-            assert mine == theirs, (
-                f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}"
+            same = _compare_with_a_sampled_state(
+                game, state, active, actor, move, real, viewer, rnd, rng_seed
             )
-            compared += 1
+            if same is None:
+                return compared  # the game samples no states
+            compared += same
         if differential:
             compared += _compare_choices(game, state, actor, move, real, rnd, rng_seed, num_seats)
         for event in real:
             state = game.evolve(state, event)
         folded = Folded(state=state, version=folded.version + 1)
     return compared
+
+
+def _compare_with_a_sampled_state(
+    game: Game, state, active: list, actor: int, move: dict, real: list, viewer, rnd, rng_seed: str
+) -> int | None:
+    """One viewer's differential check of :func:`check_no_leaks` (None: the game samples no states).
+
+    Returns the number of comparisons made (0 or 1).
+    """
+    sampler_seat = viewer if viewer is not None else actor
+    view = game.view(state, viewer)
+    try:
+        other = game.sample_state(game.view(state, sampler_seat), sampler_seat, _rng(rng_seed + f":{viewer}"))
+    except NotImplementedError:
+        return None
+    if viewer is None:
+        # A spectator knows less than any seat: a state consistent with the actor's
+        # view is also consistent with the spectator's.
+        if game.view(other, None) != view:
+            return 0
+    assert game.view(other, viewer) == view, f"sample_state changed the view of {viewer}"
+    if viewer is not None:
+        _check_same_choices(game, state, other, viewer, active, rnd)
+    try:
+        alt = game.decide(other, actor, move, _rng(rng_seed))
+    except IllegalMove:
+        return 0  # the actor's move depends on the actor's own hidden cards: nothing to compare
+    if _views_along(game, state, real, viewer) != _views_along(game, other, alt, viewer):
+        return 0  # the move showed this viewer something (a public discard, a reveal)
+    mine = [game.redact(e, viewer) for e in real]
+    theirs = [game.redact(e, viewer) for e in alt]
+    assert mine == theirs, f"events redacted for {viewer} depend on hidden information:\n{mine}\nvs\n{theirs}"
+    return 1
+
+
+def _check_same_choices(game: Game, state, other, viewer: int, active: list, rnd) -> None:
+    """Seat ``viewer``'s legal moves, and the refusals of corrupted ones, are the same in both states."""
+    assert game.legal_moves(other, viewer) == game.legal_moves(state, viewer), (
+        f"seat {viewer}'s legal moves depend on hidden information"
+    )
+    if viewer in active:
+        for bad in corrupt(rnd.choice(game.legal_moves(state, viewer)), rnd)[:3]:
+            assert _refusal(game, state, viewer, bad) == _refusal(game, other, viewer, bad), (
+                f"the refusal of {bad} for seat {viewer} depends on hidden information"
+            )
 
 
 def _leaves(data, key="", in_list=False):

@@ -195,42 +195,19 @@ def play_turn(
     module docstring).
     """
     loaded = matches.open(match_id)[0]  # the latest: one load, which the submit below reuses
-    current = loaded.version
-    if current != version:
-        log.info("job %s: stale (match at v%d)", job_id, current)
-        return {"status": "stale", "version": current}
-    record, state = loaded.record, loaded.folded.state
+    not_to_play = _not_to_play(matches, loaded, version, seat, job_id)
+    if not_to_play is not None:
+        return not_to_play
+    record = loaded.record
     game = matches.game(record)
-    if lifecycle.outcome(game, loaded.folded) is not None:
-        return {"status": "finished", "version": current}
-    level = lifecycle.ai_level(record, loaded.folded, seat)  # an AI seat's, or a takeover's
-    if level is None or seat not in game.active_seats(state):
-        return {"status": "not-active", "version": current}
-    key, actor = job_id, f"ai:{level}"
-    if fallback:
-        # The platform's own random level: a game's ai_policies may not override it here.
-        key, actor = fallback_key(job_id), f"ai:{level}:fallback"
-        level, extra = FALLBACK_LEVEL, {FALLBACK_LEVEL: random_policy}
-    else:
-        extra = matches.registry.ai_policies(game)
-        if level not in extra and level not in builtin_levels(game):
-            log.error(
-                "job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game
-            )
-            extra = {**extra, level: random_policy}
+    key, actor, level, extra = _player(matches, game, loaded, seat, job_id, fallback)
     # Sealed steps (see the module docstring): a retried job replays what it did and goes on.
     mine = matches.with_draft(loaded, seat)
     thought = 0.0
     for _step in range(max(game.info.max_steps or 0, 1)):
-        state = mine.seen.state
-        view = game.view(state, seat)
-        legal = game.legal_moves(state, seat)
         step_key = f"{key}:{len(mine.draft)}" if mine.draft else key
         started = time.monotonic()
-        rng = ai_rng(matches.seeding.ai_seed(step_key))
-        move = choose_move(
-            game, level, view, seat, legal, rng, num_seats=record.num_seats, extra=extra, **budget
-        )
+        move = _choose(matches, game, level, mine, seat, step_key, extra, budget)
         thought += time.monotonic() - started
         try:
             result = matches.submit(
@@ -243,17 +220,10 @@ def play_turn(
                 loaded=mine,  # the load above (and the draft read with it): no second fold
             )
         except GameroomError as exc:
-            now = matches.with_draft(matches.load(match_id), seat) if has_drafts(game) else None
-            if now is not None and now.version != version and mine.draft:
-                log.info("job %s: handed over after %d sealed steps", job_id, len(mine.draft))
-                return {"status": "stale", "version": now.version, "seconds": thought}
-            if now is not None and now.draft != mine.draft:
-                # The job of an earlier version added a sealed step between this one's look at the
-                # draft and its move (it stops once it sees the new version): choose again.
-                mine = now
+            stop, mine = _after_refusal(matches, match_id, game, version, seat, mine, exc, job_id)
+            if stop is None:
                 continue
-            log.info("job %s: not applied (%s)", job_id, exc.code)
-            return {"status": "rejected", "code": exc.code, "seconds": thought}
+            return {**stop, "seconds": thought}
         if not result.sealed:
             break
         if matches.store.version(match_id) != version:
@@ -267,6 +237,65 @@ def play_turn(
         "job %s: seat %d played %s in %.3fs -> v%d", job_id, seat, move.get("type"), thought, result.version
     )
     return {"status": "applied", "version": result.version, "duplicate": result.duplicate, "seconds": thought}
+
+
+def _choose(
+    matches: Matches, game, level: str, mine, seat: int, step_key: str, extra: dict, budget: dict
+) -> dict:
+    """The AI's move from the seat's own view (with its draft), with the randomness of ``step_key``."""
+    state = mine.seen.state
+    view = game.view(state, seat)
+    legal = game.legal_moves(state, seat)
+    rng = ai_rng(matches.seeding.ai_seed(step_key))
+    num_seats = mine.record.num_seats
+    return choose_move(game, level, view, seat, legal, rng, num_seats=num_seats, extra=extra, **budget)
+
+
+def _not_to_play(matches: Matches, loaded, version: int, seat: int, job_id: str) -> dict | None:
+    """Why the job plays nothing (``stale``, ``finished``, ``not-active``), or None when it plays."""
+    current = loaded.version
+    if current != version:
+        log.info("job %s: stale (match at v%d)", job_id, current)
+        return {"status": "stale", "version": current}
+    game = matches.game(loaded.record)
+    if lifecycle.outcome(game, loaded.folded) is not None:
+        return {"status": "finished", "version": current}
+    level = lifecycle.ai_level(loaded.record, loaded.folded, seat)  # an AI seat's, or a takeover's
+    if level is None or seat not in game.active_seats(loaded.folded.state):
+        return {"status": "not-active", "version": current}
+    return None
+
+
+def _player(
+    matches: Matches, game, loaded, seat: int, job_id: str, fallback: bool
+) -> tuple[str, str, str, dict]:
+    """``(idempotency key, actor, level, extra policies)`` of the seat's AI (or of the fallback)."""
+    record = loaded.record
+    level = lifecycle.ai_level(record, loaded.folded, seat)
+    key, actor = job_id, f"ai:{level}"
+    if fallback:
+        # The platform's own random level: a game's ai_policies may not override it here.
+        return fallback_key(job_id), f"ai:{level}:fallback", FALLBACK_LEVEL, {FALLBACK_LEVEL: random_policy}
+    extra = matches.registry.ai_policies(game)
+    if level not in extra and level not in builtin_levels(game):
+        log.error("job %s: AI level %r is not installed for %s; playing random", job_id, level, record.game)
+        extra = {**extra, level: random_policy}
+    return key, actor, level, extra
+
+
+def _after_refusal(matches: Matches, match_id: str, game, version: int, seat: int, mine, exc, job_id: str):
+    """After ``submit`` refused the job's move: ``(what the job returns, mine)``, or ``(None, now)``
+    to choose again from the seat's draft as it now is."""
+    now = matches.with_draft(matches.load(match_id), seat) if has_drafts(game) else None
+    if now is not None and now.version != version and mine.draft:
+        log.info("job %s: handed over after %d sealed steps", job_id, len(mine.draft))
+        return {"status": "stale", "version": now.version}, mine
+    if now is not None and now.draft != mine.draft:
+        # The job of an earlier version added a sealed step between this one's look at the
+        # draft and its move (it stops once it sees the new version): choose again.
+        return None, now
+    log.info("job %s: not applied (%s)", job_id, exc.code)
+    return {"status": "rejected", "code": exc.code}, mine
 
 
 def play_ai_turn(match_id: str, version: int, seat: int) -> dict:

@@ -102,3 +102,38 @@ def test_live_streams_blocking_reads_are_not_cut_by_the_request_timeout(setup):
     timeout = app.config["GAMEROOM"].redis_timeout
     # Blocks longer than the request path's socket timeout, and comes back empty, not with an error.
     assert store.subscribe(match_id, 1, block_ms=int((timeout + 1) * 1000)) == []
+
+
+@pytest.fixture
+def own_queue_redis(tmp_path):
+    server = EmbeddedRedis(tmp_path / "queue-redis").start()
+    yield server
+    server.stop()
+
+
+def test_readyz_names_a_queue_redis_that_is_down_when_the_app_schedules_ai_turns(
+    own_redis, own_queue_redis, registry
+):
+    config = {"redis_url": own_redis.url, "queue_redis_url": own_queue_redis.url, "ai_mode": "rq"}
+    client = create_app(config, registry).test_client()
+    ready = client.get("/api/readyz")
+    assert ready.status_code == 200 and ready.get_json()["status"] == "ready"
+
+    own_queue_redis.kill()  # SIGKILL: the events Redis still answers
+    refused = client.get("/api/readyz")
+    assert refused.status_code == 503, refused.get_data(as_text=True)
+    assert refused.mimetype == MEDIA
+    problem = refused.get_json()
+    assert problem["code"] == "not-ready"
+    assert "queue Redis" in problem["detail"]
+    assert client.get("/api/healthz").status_code == 200  # the process itself is up
+
+    own_queue_redis.start()  # back: the same client reconnects by itself
+    assert client.get("/api/readyz").status_code == 200
+
+
+def test_readyz_does_not_ask_a_queue_redis_the_app_does_not_use(own_redis, own_queue_redis, registry):
+    config = {"redis_url": own_redis.url, "queue_redis_url": own_queue_redis.url, "ai_mode": "off"}
+    client = create_app(config, registry).test_client()
+    own_queue_redis.kill()
+    assert client.get("/api/readyz").status_code == 200
