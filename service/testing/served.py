@@ -18,6 +18,7 @@ default ``./var``); no GAMEROOM_* variable of the test run leaks in, only
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -26,8 +27,22 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 GAMEROOM = Path(sys.executable).with_name("gameroom")
+
+
+def http_json(
+    method: str, url: str, body=None, token: str | None = None, timeout: float = 10
+) -> tuple[int, Any]:
+    """One JSON request to a served gameroom, as a plain client makes it: ``(status, parsed body)``;
+    a 4xx or 5xx raises ``urllib.error.HTTPError``."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, json.loads(r.read())
 
 
 def free_port() -> int:

@@ -1,23 +1,12 @@
 """`gameroom serve` as a user runs it: a real process, embedded Redis, AI worker, Ctrl-C."""
 
-import json
 import os
 import subprocess
 import time
-import urllib.request
 
 import pytest
 
-from gameroom.testing.served import Served
-
-
-def _http(method, url, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return r.status, json.loads(r.read())
+from gameroom.testing.served import Served, http_json
 
 
 def _alive(pid):
@@ -32,10 +21,10 @@ def _alive(pid):
 def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
     server = Served(tmp_path, workers=1).start()
     try:
-        status, games = _http("GET", server.base + "/api/games")
+        status, games = http_json("GET", server.base + "/api/games")
         assert status == 200 and "nim" in [g["slug"] for g in games]
         # One human against the AI worker: the bot answers every human move by itself.
-        _, created = _http(
+        _, created = http_json(
             "POST",
             server.base + "/api/matches",
             {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "greedy"}], "seed": "x"},
@@ -43,12 +32,12 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
         match_id, token = created["match"]["id"], created["tokens"]["0"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            _, summary = _http("GET", f"{server.base}/api/matches/{match_id}")
+            _, summary = http_json("GET", f"{server.base}/api/matches/{match_id}")
             if summary["status"] == "finished":
                 break
             if summary["active_seats"] == [0]:
-                _, legal = _http("GET", f"{server.base}/api/matches/{match_id}/legal-moves", token=token)
-                _http(
+                _, legal = http_json("GET", f"{server.base}/api/matches/{match_id}/legal-moves", token=token)
+                http_json(
                     "POST",
                     f"{server.base}/api/matches/{match_id}/moves",
                     {"move": legal["moves"][0]},
@@ -57,7 +46,7 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
             else:
                 time.sleep(0.05)
         assert summary["status"] == "finished", summary
-        _, history = _http("GET", f"{server.base}/api/matches/{match_id}/events?limit=500")
+        _, history = http_json("GET", f"{server.base}/api/matches/{match_id}/events?limit=500")
         assert any(e["seat"] == 1 and e["kind"] == "move" for e in history["entries"]), "the AI never moved"
         redis_pid = int((tmp_path / "var" / "redis.pid").read_text())
         assert _alive(redis_pid)
@@ -73,7 +62,7 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
 
     again = Served(tmp_path, workers=1).start()
     try:
-        _, summary = _http("GET", f"{again.base}/api/matches/{match_id}")
+        _, summary = http_json("GET", f"{again.base}/api/matches/{match_id}")
         assert summary["status"] == "finished" and summary["version"] == history["version"]
     finally:
         assert again.stop() == 0
@@ -93,14 +82,14 @@ SHORT = {"stars-are-right": {"turn_limit": 2}}
 @pytest.mark.parametrize(
     "slug", [g.slug for g in __import__("gameroom.registry", fromlist=["x"]).build_registry()]
 )
-def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
+def test_every_game_plays_to_the_end_over_realhttp_json(live_server, slug):
     """A client that knows nothing but the HTTP API plays a whole match, every seat human."""
     import random
 
     base = live_server.base
-    game = next(g for g in _http("GET", base + "/api/games")[1] if g["slug"] == slug)
+    game = next(g for g in http_json("GET", base + "/api/games")[1] if g["slug"] == slug)
     n = max(2, game["min_players"])
-    _, created = _http(
+    _, created = http_json(
         "POST",
         base + "/api/matches",
         {"game": slug, "seats": [{"name": f"P{i}"} for i in range(n)], "options": SHORT.get(slug, {})},
@@ -113,8 +102,8 @@ def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
         if state["status"] == "finished":
             break
         seat = rnd.choice(state["active_seats"])
-        _, legal = _http("GET", f"{base}/api/matches/{match_id}/legal-moves", token=tokens[seat])
-        status, body = _http(
+        _, legal = http_json("GET", f"{base}/api/matches/{match_id}/legal-moves", token=tokens[seat])
+        status, body = http_json(
             "POST",
             f"{base}/api/matches/{match_id}/moves",
             {"move": rnd.choice(legal["moves"]), "expected_version": legal["version"]},
@@ -123,5 +112,5 @@ def test_every_game_plays_to_the_end_over_real_http(live_server, slug):
         assert status == 201
         state = body["state"]
     assert state["status"] == "finished" and state["outcome"]["winners"] is not None
-    _, history = _http("GET", f"{base}/api/matches/{match_id}/events?limit=500")
+    _, history = http_json("GET", f"{base}/api/matches/{match_id}/events?limit=500")
     assert history["entries"][0]["kind"] == "setup" and history["version"] == state["version"]

@@ -4,16 +4,17 @@ Real processes throughout: ``gameroom serve`` with its embedded redis-server,
 its supervisor and its RQ workers, on the shipped defaults.
 """
 
+import functools
 import os
 import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from gameroom.testing.served import GAMEROOM, Served, free_port
+from gameroom.testing.polling import wait_until
+from gameroom.testing.served import GAMEROOM, Served, free_port, http_json
 
 from .test_serve_process import _alive
 
@@ -54,14 +55,8 @@ def _live(pid: int) -> bool:
         return False
 
 
-def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+#: A process's life is polled every 0.1 s here.
+_wait_slowly = functools.partial(wait_until, interval=0.1)
 
 
 def _parent(pid: int) -> int:
@@ -98,15 +93,17 @@ def _run_serve(cwd, *args, timeout=60):
 def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_path):
     server = Served(tmp_path, workers=1).start()
     try:
-        worker = _wait(lambda: _workers(server.proc.pid), 30, "the AI worker")[0]
-        scheduler = _wait(lambda: _children(worker), 30, "the worker's RQ scheduler process")
+        worker = _wait_slowly(lambda: _workers(server.proc.pid), 30, "the AI worker")[0]
+        scheduler = _wait_slowly(lambda: _children(worker), 30, "the worker's RQ scheduler process")
         os.kill(worker, signal.SIGKILL)  # e.g. the OOM killer
-        replacement = _wait(
+        replacement = _wait_slowly(
             lambda: [w for w in _workers(server.proc.pid) if w != worker], 30, "a new AI worker"
         )[0]
         assert not _live(worker) and _live(replacement)
         # What the killed worker had forked (RQ's scheduler never checks its parent) goes with it.
-        _wait(lambda: not [p for p in scheduler if _live(p)], 20, "the killed worker's children to exit")
+        _wait_slowly(
+            lambda: not [p for p in scheduler if _live(p)], 20, "the killed worker's children to exit"
+        )
         family = _children(server.proc.pid)
         redis_pid = int((tmp_path / "var" / "redis.pid").read_text())
         assert redis_pid in family and replacement in family
@@ -116,7 +113,9 @@ def test_a_dead_ai_worker_is_restarted_and_all_die_with_a_sigkilled_serve(tmp_pa
         server.proc.wait(10)
         server.stop()  # closes its log
     assert family, "serve had no child processes"
-    _wait(lambda: not [p for p in family if _live(p)], 40, "every process of the killed server to exit")
+    _wait_slowly(
+        lambda: not [p for p in family if _live(p)], 40, "every process of the killed server to exit"
+    )
     # The next server on the same folder starts (the lock died with the old one) and has the data.
     again = Served(tmp_path, workers=1).start()
     assert again.stop() == 0
@@ -132,9 +131,7 @@ def test_a_second_serve_on_the_same_data_folder_is_refused(tmp_path):
         assert f"pid {first.proc.pid}" in second.stderr
         assert "Traceback" not in second.stderr
         # The first one still serves, on its own Redis.
-        from .test_serve_process import _http
-
-        assert _http("GET", first.base + "/api/readyz")[0] == 200
+        assert http_json("GET", first.base + "/api/readyz")[0] == 200
     finally:
         assert first.stop() == 0
 

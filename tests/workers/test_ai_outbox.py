@@ -18,22 +18,13 @@ from rq.serializers import JSONSerializer
 
 from gameroom.composition import matches_on
 from gameroom.eventstore import keys
+from gameroom.testing.polling import wait_until
 from gameroom.workers import reconciler
 from gameroom.workers.reconciler import reconcile
 from gameroom.workers.worker import UPKEEP_INTERVAL
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
-
-
-def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _job_exists(redis_client, match_id, version, seat):
@@ -190,7 +181,7 @@ def test_a_process_killed_between_append_and_enqueue_loses_no_ai_turn(
     assert ai_matches.store.ai_turn(match_id) == (version, [1])
 
     worker = worker_process()  # a worker (re)starting after the crash: its reconciler finds the turn
-    _wait(lambda: ai_matches.store.version(match_id) > version, 30, "the AI's move")
+    wait_until(lambda: ai_matches.store.version(match_id) > version, 30, "the AI's move")
     # The client never got its answer, so it retries with its key: the original result, nothing new.
     retried = ai_matches.submit(match_id, 0, seen["move"], idempotency_key="k1")
     assert retried.duplicate and retried.version == version

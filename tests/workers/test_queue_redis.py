@@ -5,10 +5,7 @@ with ``queue_redis_url``, and a real ``gameroom worker`` process told both
 URLs by the environment, as a deployment would.
 """
 
-import json
 import re
-import time
-import urllib.request
 
 import pytest
 import redis
@@ -19,20 +16,11 @@ from gameroom import create_app
 from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.eventstore import keys
-from gameroom.testing.served import Served
+from gameroom.testing.polling import wait_until
+from gameroom.testing.served import Served, http_json
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
-
-
-def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _keys(client) -> list[str]:
@@ -103,7 +91,7 @@ def test_an_ai_match_through_a_worker_process_keeps_queue_and_events_on_their_ow
         job_key = Job.key_for(keys.ai_job_id(match_id, loaded.version, 1))
         assert queue_redis_client.exists(job_key) or matches.store.version(match_id) > loaded.version
         assert not redis_client.exists(job_key)
-        _wait(lambda: matches.store.version(match_id) > loaded.version, 60, "the AI's move")  # noqa: B023
+        wait_until(lambda: matches.store.version(match_id) > loaded.version, 60, "the AI's move")  # noqa: B023
         ai_moves += 1
     assert ai_moves >= 1
     entries = _entries(matches, match_id)
@@ -123,10 +111,10 @@ def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
     assert not queue_redis_client.exists(Job.key_for(job_id))  # the enqueue was lost
 
     worker = two_role_worker()  # its upkeep reads the outbox on the events Redis, enqueues on the queue's
-    _wait(lambda: lost.store.version(match_id) > loaded.version, 60, "the AI's move")
+    wait_until(lambda: lost.store.version(match_id) > loaded.version, 60, "the AI's move")
     entries = _entries(lost, match_id)
     assert entries[loaded.version]["seat"] == 1 and entries[loaded.version]["actor"] == "ai:greedy"
-    job = _wait(
+    job = wait_until(
         lambda: (
             (j := Job.fetch(job_id, connection=queue_redis_client, serializer=JSONSerializer)).get_status()
             == JobStatus.FINISHED
@@ -141,13 +129,6 @@ def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
     assert worker.poll() is None
 
 
-def _http(method, url, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
-
-
 @pytest.mark.timeout(300)
 def test_serve_with_the_embedded_events_redis_and_a_queue_redis_plays_an_ai_match(
     tmp_path, queue_redis_server, queue_redis_client
@@ -158,8 +139,12 @@ def test_serve_with_the_embedded_events_redis_and_a_queue_redis_plays_an_ai_matc
     ) as server:
         base = server.base
         seats = [{"name": "G", "ai": "greedy"}, {"name": "R", "ai": "random"}]
-        match_id = _http("POST", base + "/api/matches", {"game": "nim", "seats": seats})["match"]["id"]
-        _wait(lambda: _http("GET", f"{base}/api/matches/{match_id}")["status"] == "finished", 120, "the end")
+        match_id = http_json("POST", base + "/api/matches", {"game": "nim", "seats": seats})[1]["match"]["id"]
+        wait_until(
+            lambda: http_json("GET", f"{base}/api/matches/{match_id}")[1]["status"] == "finished",
+            120,
+            "the end",
+        )
         events_url = re.search(r"Redis: (\S+);", server.log()).group(1)
         assert events_url != queue_redis_server.url
         events = redis.Redis.from_url(events_url)
@@ -185,7 +170,7 @@ def test_a_clock_timeout_scheduled_on_the_queue_redis_is_enforced_on_the_events_
     timeout_job = Job.key_for(keys.timeout_job_id(match_id, loaded.version, silent))
     assert queue_redis_client.exists(timeout_job) and not redis_client.exists(timeout_job)
     worker = two_role_worker()  # its RQ scheduler (on the queue Redis) fires the timeout at the deadline
-    _wait(lambda: _finished(matches, match_id), 60, "the timeout and the AI's move")
+    wait_until(lambda: _finished(matches, match_id), 60, "the timeout and the AI's move")
     entries = _entries(matches, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in entries] == [
         ("setup", None, None),

@@ -16,6 +16,7 @@ import pytest
 from gameroom.composition import matches_on
 from gameroom.eventstore.embedded import EmbeddedRedis
 from gameroom.registry import build_registry
+from gameroom.testing.polling import wait_until
 from gameroom.workers.scheduler import AIScheduler
 
 GAMEROOM = Path(sys.executable).with_name("gameroom")
@@ -23,19 +24,6 @@ QUEUE = "gameroom-ai-blip"
 #: Long enough to be in play during the blip: 40 single-stone moves each.
 OPTIONS = {"piles": [20, 20], "max_take": 1}
 MATCHES = 4
-
-
-def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-        except Exception:  # Redis is coming back
-            value = None
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 @pytest.mark.slow
@@ -60,7 +48,7 @@ def test_a_3s_redis_blip_under_ai_load_leaves_the_worker_alive_and_every_match_f
                 seed=f"blip-{i}",
             )
             ids.append(loaded.record.id)
-        _wait(lambda: all(matches.store.version(m) >= 3 for m in ids), 60, "every match to be in play")
+        wait_until(lambda: all(matches.store.version(m) >= 3 for m in ids), 60, "every match to be in play")
 
         server.kill()  # the blip: SIGKILL, then back on the same files 3 s later
         time.sleep(3)
@@ -76,7 +64,7 @@ def test_a_3s_redis_blip_under_ai_load_leaves_the_worker_alive_and_every_match_f
                     return False
             return True
 
-        _wait(finished, 150, "every AI match to finish")
+        wait_until(finished, 150, "every AI match to finish")
         assert worker.poll() is None, "the worker quit"
         for m in ids:
             entries = matches.store.read(m)

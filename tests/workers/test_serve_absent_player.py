@@ -1,24 +1,15 @@
 """No match is ever stuck: every installed game, played through `gameroom serve` with one human
 seat that never moves and a 1 s clock on the shipped timeout policy, finishes."""
 
-import json
 import time
-import urllib.request
 
 import pytest
 
 from gameroom.registry import build_registry
-from gameroom.testing.served import Served
+from gameroom.testing.served import Served, http_json
 
 #: Shorter matches (the rules' own turn limit) keep the suite within CI's budget.
 OPTIONS = {"stars-are-right": {"turn_limit": 4}}
-
-
-def _http(method, url, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
 
 
 @pytest.mark.slow
@@ -31,11 +22,11 @@ def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
         pending, tokens = {}, {}
         for slug in games:
             seats = [{"name": "Silent"}, {"name": "Bot", "ai": "greedy"}]
-            created = _http(
+            created = http_json(
                 "POST",
                 base + "/api/matches",
                 {"game": slug, "seats": seats, "options": OPTIONS.get(slug, {}), "clock": {"per_move": 1}},
-            )
+            )[1]
             pending[slug] = created["match"]["id"]
             tokens[slug] = created["tokens"]["0"]
             assert created["match"]["clock"]["control"]["per_move"] == 1
@@ -43,14 +34,14 @@ def test_every_game_finishes_with_a_silent_human_seat_on_a_1_s_clock(tmp_path):
         deadline = time.monotonic() + 800
         while pending and time.monotonic() < deadline:
             for slug, match_id in list(pending.items()):
-                summaries[slug] = _http("GET", f"{base}/api/matches/{match_id}")
+                summaries[slug] = http_json("GET", f"{base}/api/matches/{match_id}")[1]
                 if summaries[slug]["status"] == "finished":
                     del pending[slug]
             time.sleep(1)
         assert not pending, {slug: summaries.get(slug) for slug in pending}
         for slug, summary in summaries.items():
             assert summary["outcome"] is not None, slug
-            history = _http("GET", f"{base}/api/matches/{summary['id']}/events?limit=500")["entries"]
+            history = http_json("GET", f"{base}/api/matches/{summary['id']}/events?limit=500")[1]["entries"]
             timeouts = [e for e in history if e["kind"] == "lifecycle" and e["action"] == "timeout"]
             # the silent seat never moved by itself: every one of its turns began with a timeout
             assert timeouts and all(e["seat"] == 0 for e in timeouts), slug

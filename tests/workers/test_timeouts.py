@@ -5,6 +5,7 @@ With ``piles: [1]`` a single move ends the match, so "played by the AI exactly
 once" is visible in the whole log.
 """
 
+import functools
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from rq.serializers import JSONSerializer
 
 from gameroom.core import lifecycle
 from gameroom.eventstore import keys
+from gameroom.testing.polling import wait_until
 from gameroom.workers.timeouts import TimeoutScheduler
 
 from .conftest import QUEUE
@@ -26,14 +28,8 @@ from .conftest import QUEUE
 GAMEROOM = Path(sys.executable).with_name("gameroom")
 
 
-def _wait(predicate, timeout=40.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+#: The timeouts' tests wait up to 40 s unless they say otherwise.
+_wait = functools.partial(wait_until, timeout=40.0, what="condition")
 
 
 @pytest.fixture

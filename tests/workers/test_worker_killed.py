@@ -5,6 +5,7 @@ thinks until killed the first time, and the worker processes find it through
 an entry point of a test distribution put on PYTHONPATH.
 """
 
+import functools
 import os
 import signal
 import time
@@ -18,19 +19,13 @@ from rq.serializers import JSONSerializer
 
 from gameroom.eventstore import keys
 from gameroom.testing import slow_ai
+from gameroom.testing.polling import wait_until
 
 from .conftest import QUEUE
 from .test_ai_jobs import _create, _entries, _human_plays_until_ai_turn
 
-
-def _wait(predicate, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+#: The worker tests wait up to 30 s unless they say otherwise.
+_wait = functools.partial(wait_until, timeout=30.0, what="condition")
 
 
 def _alive(pid):
