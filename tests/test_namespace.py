@@ -4,6 +4,7 @@
 import subprocess
 import sys
 from importlib.metadata import distribution
+from pathlib import Path
 
 import gameroom
 
@@ -33,3 +34,23 @@ def test_an_authors_own_generic_modules_do_not_break_the_server(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "stars-are-right" in out.stdout
+
+
+def test_the_source_folder_name_imports_the_installed_modules_not_a_second_copy():
+    """A script run in a checkout's root may name the old import path (``gunicorn service.wsgi:app``,
+    ``from service.eventstore.embedded import …``, as the peer benchmark's compare.sh does): it gets
+    the installed ``gameroom`` modules themselves, so game plugins still pass the registry's checks."""
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import service.wsgi, gameroom.wsgi, service, gameroom\n"
+        "from service.eventstore.embedded import find_redis_server\n"
+        "from service.registry import build_registry\n"
+        "import gameroom.eventstore.embedded as real\n"
+        "assert service is gameroom and service.wsgi is gameroom.wsgi\n"
+        "assert find_redis_server is real.find_redis_server\n"
+        "assert real.__spec__.name == 'gameroom.eventstore.embedded', real.__spec__\n"
+        "print(sorted(g.slug for g in build_registry()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "tic-tac-toe" in out.stdout and "stars-are-right" in out.stdout
