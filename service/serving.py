@@ -14,13 +14,17 @@ this choice.
 
 from __future__ import annotations
 
+import logging
 import resource
 import warnings
 
 import gevent
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
+from . import wire
 from .config import Config
+
+log = logging.getLogger(__name__)
 
 WORKER_CLASS = "gameroom.serving.GeventWorker"
 #: The path without its query string: ``?token=`` must never reach a log.
@@ -55,7 +59,8 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
 
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
-    connection on which no request line arrives for ``idle_timeout`` seconds.
+    connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
+    ordinary move request itself (:mod:`gameroom.wire`) when ``wire_moves`` is set.
 
     gevent's server keeps an idle connection forever, and gunicorn's own
     gevent worker closes it after ``keepalive`` seconds but drops the
@@ -64,13 +69,67 @@ class IdleClosingHandler(PyWSGIHandler):
     """
 
     idle_timeout: float = 0.0
+    wire_moves: bool = False
+    _pending_line: str | None = None
 
     def read_requestline(self):
+        line, self._pending_line = self._pending_line, None
+        if line is not None:  # read by handle_one_request, left to gevent
+            return line
         if not self.idle_timeout:
             return super().read_requestline()
         with gevent.Timeout(self.idle_timeout, False):
             return super().read_requestline()
         return ""  # idle for idle_timeout: close the connection
+
+    def handle_one_request(self):
+        if not self.wire_moves or self.rfile.closed:
+            return super().handle_one_request()
+        try:
+            line = self.read_requestline()
+        except OSError:  # reset by the peer: nothing to answer
+            return None
+        environ = wire.read_move(line, self.rfile) if line.startswith("POST /api/matches/") else None
+        if environ is None:  # gevent's handler reads and answers it, from this line on
+            self._pending_line = line
+            return super().handle_one_request() if line else None
+        return self._answer(environ)
+
+    def _answer(self, request: dict):
+        """Call the app for a request :func:`gameroom.wire.read_move` read, and send its response."""
+        environ = self.server.get_environ()
+        environ.update(request)
+        if isinstance(self.client_address, tuple):
+            environ["REMOTE_ADDR"] = str(self.client_address[0])
+            environ["REMOTE_PORT"] = str(self.client_address[1])
+        environ["gunicorn.sock"] = self.socket
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("read by the worker: %s %s", environ["REQUEST_METHOD"], environ["PATH_INFO"])
+        started = []
+
+        def start_response(status, headers, exc_info=None):
+            started[:] = [status, headers]
+            return started.append  # the write() callable; an app that uses it is answered with its bytes
+
+        try:
+            result = self.server.application(environ, start_response)
+            try:
+                chunks = list(result)
+            finally:
+                getattr(result, "close", lambda: None)()
+            response, close = wire.response_bytes(started[0], started[1], started[2:] + chunks)
+        except Exception:  # a bug below: logged, and answered as gevent answers one (500, then close)
+            log.exception("error answering %s %s", environ["REQUEST_METHOD"], environ["PATH_INFO"])
+            try:
+                self.socket.sendall(wire.INTERNAL_ERROR)
+            except OSError:
+                pass
+            return None
+        try:
+            self.socket.sendall(response)
+        except OSError:
+            return None
+        return None if close else True
 
 
 class GeventWorker(GeventPyWSGIWorker):
@@ -78,9 +137,12 @@ class GeventWorker(GeventPyWSGIWorker):
     ``keepalive`` seconds (:class:`IdleClosingHandler`), the timeout that each response advertises."""
 
     def run(self):
-        self.wsgi_handler = type(
-            "IdleClosingHandler", (IdleClosingHandler,), {"idle_timeout": float(self.cfg.keepalive)}
-        )
+        settings = {
+            "idle_timeout": float(self.cfg.keepalive),
+            # gunicorn's access log is written by gevent's handler: with it on, every request goes there
+            "wire_moves": not self.cfg.accesslog,
+        }
+        self.wsgi_handler = type("IdleClosingHandler", (IdleClosingHandler,), settings)
         super().run()
 
 

@@ -1,0 +1,116 @@
+"""Ordinary move requests read straight off the connection, below gevent's WSGI handler.
+
+gevent's WSGI handler parses every request's headers with the ``email``
+package and writes every response through several layers; on this machine
+that costs about 85 µs per request, as much as the rules, the redaction and
+the Redis append of a move together (a hello-world app answers 10,400
+requests/s through it on one worker, 84,000 through a bare gevent handler:
+bench/README.md). The worker's handler (:class:`gameroom.serving.IdleClosingHandler`)
+therefore reads the request line itself and asks :func:`read_move` whether
+the request is an ordinary move request that has arrived whole:
+
+- ``POST /api/matches/<id>/moves`` (or ``?include=legal_moves``), HTTP/1.1;
+- only the headers such a request carries (:data:`HEADERS`), each at most once,
+  ``Connection`` absent or ``keep-alive``, and a ``Content-Length`` whose body is
+  already in the connection's buffer.
+
+Then it builds the WSGI environ here and calls the same app (every middleware,
+:class:`gameroom.api.lean.LeanMoves`, Flask for whatever the lean path hands
+on) and writes its response (:func:`response_bytes`). Anything else (another
+method or path, ``Transfer-Encoding``, ``Expect``, an ``Origin``, a header it does
+not know, a body still on its way) is left unread for gevent's own handler,
+which answers it as it always did. Nothing here decides anything about the
+move: it only moves bytes, so the answer is the app's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from wsgiref.handlers import format_date_time
+
+#: The request line of an ordinary move request: the path and its query string.
+_LINE = re.compile(r"POST (/api/matches/[A-Za-z0-9_-]{1,64}/moves)(?:\?(include=legal_moves))? HTTP/1\.1\r\n")
+#: The headers an ordinary move request carries, and their WSGI environ keys.
+HEADERS = {
+    b"host": "HTTP_HOST",
+    b"content-type": "CONTENT_TYPE",
+    b"content-length": "CONTENT_LENGTH",
+    b"authorization": "HTTP_AUTHORIZATION",
+    b"idempotency-key": "HTTP_IDEMPOTENCY_KEY",
+    b"connection": "HTTP_CONNECTION",
+    b"accept": "HTTP_ACCEPT",
+    b"accept-encoding": "HTTP_ACCEPT_ENCODING",
+    b"accept-language": "HTTP_ACCEPT_LANGUAGE",
+    b"user-agent": "HTTP_USER_AGENT",
+}
+_HEADER_END = b"\r\n\r\n"
+#: What gevent's handler sends for an error in the app it could not answer otherwise.
+INTERNAL_ERROR = (
+    b"HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Type: text/plain\r\n"
+    b"Content-Length: 21\r\n\r\nInternal Server Error"
+)
+
+
+def read_move(requestline: str, rfile) -> dict | None:
+    """The request part of the WSGI environ of an ordinary move request that is whole in
+    ``rfile``'s buffer, which is then consumed; None, with nothing consumed, for anything else.
+
+    ``requestline``: the request line already read (latin-1 text, with its CRLF);
+    ``rfile``: the connection's buffered reader, positioned after it.
+    """
+    found = _LINE.fullmatch(requestline)
+    if found is None:
+        return None
+    buffered = rfile.peek(1)  # what has arrived (one read if nothing has): never waits for more
+    end = buffered.find(_HEADER_END)
+    if end < 0:
+        return None
+    environ = {}
+    for line in buffered[:end].split(b"\r\n"):
+        name, colon, value = line.partition(b":")
+        key = HEADERS.get(name.lower())
+        if not colon or key is None or key in environ:
+            return None
+        environ[key] = value.strip(b" \t").decode("latin-1")
+    connection = environ.get("HTTP_CONNECTION")
+    if connection is not None and connection.lower() != "keep-alive":
+        return None
+    length = environ.get("CONTENT_LENGTH", "")
+    start = end + len(_HEADER_END)
+    if not length.isdigit() or len(buffered) < start + int(length):
+        return None
+    body = bytes(buffered[start : start + int(length)])
+    rfile.read(start + len(body))
+    environ.update(
+        REQUEST_METHOD="POST",
+        SCRIPT_NAME="",
+        PATH_INFO=found.group(1),
+        QUERY_STRING=found.group(2) or "",
+        RAW_URI=requestline[5:-11],
+        SERVER_PROTOCOL="HTTP/1.1",
+    )
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["wsgi.input_terminated"] = True
+    return environ
+
+
+def response_bytes(status: str, headers: list, chunks) -> tuple[bytes, bool]:
+    """The HTTP/1.1 response as gevent's handler writes it (a ``Date`` and a ``Content-Length``
+    added if the app gave none), and whether the app asked to close the connection."""
+    body = b"".join(chunks)
+    out = [b"HTTP/1.1 ", status.encode("latin-1"), b"\r\n"]
+    given = set()
+    for name, value in headers:
+        if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
+            raise ValueError(f"carriage return or newline in response header {name!r}")
+        given.add(name.lower())
+        out += (name.encode("latin-1"), b": ", value.encode("latin-1"), b"\r\n")
+    if "date" not in given:
+        out += (b"Date: ", format_date_time(time.time()).encode("latin-1"), b"\r\n")
+    if "content-length" not in given and not status.startswith(("204", "304")):
+        out += (b"Content-Length: ", str(len(body)).encode("latin-1"), b"\r\n")
+    out += (b"\r\n", body)
+    close = any(n.lower() == "connection" and v.lower() == "close" for n, v in headers)
+    return b"".join(out), close
