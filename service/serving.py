@@ -60,7 +60,7 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
     connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
-    ordinary move request itself (:mod:`gameroom.wire`) when ``wire_moves`` is set.
+    ordinary game request itself (:mod:`gameroom.wire`) when ``wire_moves`` is set.
 
     gevent's server keeps an idle connection forever, and gunicorn's own
     gevent worker closes it after ``keepalive`` seconds but drops the
@@ -89,14 +89,14 @@ class IdleClosingHandler(PyWSGIHandler):
             line = self.read_requestline()
         except OSError:  # reset by the peer: nothing to answer
             return None
-        environ = wire.read_move(line, self.rfile) if line.startswith("POST /api/matches/") else None
+        environ = wire.read_request(line, self.rfile) if line.startswith(wire.PREFIXES) else None
         if environ is None:  # gevent's handler reads and answers it, from this line on
             self._pending_line = line
             return super().handle_one_request() if line else None
         return self._answer(environ)
 
     def _answer(self, request: dict):
-        """Call the app for a request :func:`gameroom.wire.read_move` read, and send its response."""
+        """Call the app for a request :func:`gameroom.wire.read_request` read, and send its response."""
         environ = self.server.get_environ()
         environ.update(request)
         if isinstance(self.client_address, tuple):

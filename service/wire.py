@@ -1,4 +1,4 @@
-"""Ordinary move requests read straight off the connection, below gevent's WSGI handler.
+"""Ordinary game requests read straight off the connection, below gevent's WSGI handler.
 
 gevent's WSGI handler parses every request's headers with the ``email``
 package and writes every response through several layers; on this machine
@@ -6,13 +6,16 @@ that costs about 85 µs per request, as much as the rules, the redaction and
 the Redis append of a move together (a hello-world app answers 10,400
 requests/s through it on one worker, 84,000 through a bare gevent handler:
 bench/README.md). The worker's handler (:class:`gameroom.serving.IdleClosingHandler`)
-therefore reads the request line itself and asks :func:`read_move` whether
-the request is an ordinary move request that has arrived whole:
+therefore reads the request line itself and asks :func:`read_request` whether
+the request is one of a match's ordinary requests and has arrived whole:
 
-- ``POST /api/matches/<id>/moves`` (or ``?include=legal_moves``), HTTP/1.1;
+- HTTP/1.1 ``POST /api/matches/<id>/moves`` (or ``?include=legal_moves``), ``POST
+  /api/matches``, ``POST /api/matches/<id>/seats/<n>``, with a ``Content-Length``
+  whose body is already in the connection's buffer; or ``GET
+  /api/matches/<id>/state`` or ``…/legal-moves`` with no query and no body
+  (every response of these is whole, never a stream);
 - only the headers such a request carries (:data:`HEADERS`), each at most once,
-  ``Connection`` absent or ``keep-alive``, and a ``Content-Length`` whose body is
-  already in the connection's buffer.
+  ``Connection`` absent or ``keep-alive``.
 
 Then it builds the WSGI environ here and calls the same app (every middleware,
 :class:`gameroom.api.lean.LeanMoves`, Flask for whatever the lean path hands
@@ -30,9 +33,14 @@ import re
 import time
 from wsgiref.handlers import format_date_time
 
-#: The request line of an ordinary move request: the path and its query string.
-_LINE = re.compile(r"POST (/api/matches/[A-Za-z0-9_-]{1,64}/moves)(?:\?(include=legal_moves))? HTTP/1\.1\r\n")
-#: The headers an ordinary move request carries, and their WSGI environ keys.
+#: The request lines taken: method, path, query string.
+_LINE = re.compile(
+    r"(?:(POST) (/api/matches(?:/[A-Za-z0-9_-]{1,64}/(?:moves|seats/[0-9]{1,2}))?)(?:\?(include=legal_moves))?"
+    r"|(GET) (/api/matches/[A-Za-z0-9_-]{1,64}/(?:state|legal-moves))) HTTP/1\.1\r\n"
+)
+#: The start of every request line :data:`_LINE` takes (a cheap first look).
+PREFIXES = ("POST /api/matches", "GET /api/matches/")
+#: The headers these requests carry, and their WSGI environ keys.
 HEADERS = {
     b"host": "HTTP_HOST",
     b"content-type": "CONTENT_TYPE",
@@ -44,6 +52,7 @@ HEADERS = {
     b"accept-encoding": "HTTP_ACCEPT_ENCODING",
     b"accept-language": "HTTP_ACCEPT_LANGUAGE",
     b"user-agent": "HTTP_USER_AGENT",
+    b"if-none-match": "HTTP_IF_NONE_MATCH",
 }
 _HEADER_END = b"\r\n\r\n"
 #: What gevent's handler sends for an error in the app it could not answer otherwise.
@@ -53,9 +62,10 @@ INTERNAL_ERROR = (
 )
 
 
-def read_move(requestline: str, rfile) -> dict | None:
-    """The request part of the WSGI environ of an ordinary move request that is whole in
-    ``rfile``'s buffer, which is then consumed; None, with nothing consumed, for anything else.
+def read_request(requestline: str, rfile) -> dict | None:
+    """The request part of the WSGI environ of an ordinary request (see the module's text) that
+    is whole in ``rfile``'s buffer, which is then consumed; None, with nothing consumed, for
+    anything else.
 
     ``requestline``: the request line already read (latin-1 text, with its CRLF);
     ``rfile``: the connection's buffered reader, positioned after it.
@@ -77,18 +87,19 @@ def read_move(requestline: str, rfile) -> dict | None:
     connection = environ.get("HTTP_CONNECTION")
     if connection is not None and connection.lower() != "keep-alive":
         return None
-    length = environ.get("CONTENT_LENGTH", "")
+    method, path, query = found.group(1, 2, 3) if found.group(1) else (*found.group(4, 5), None)
+    length = environ.get("CONTENT_LENGTH", "" if method == "POST" else "0")
     start = end + len(_HEADER_END)
-    if not length.isdigit() or len(buffered) < start + int(length):
+    if not length.isdigit() or len(buffered) < start + int(length) or (method == "GET" and length != "0"):
         return None
     body = bytes(buffered[start : start + int(length)])
     rfile.read(start + len(body))
     environ.update(
-        REQUEST_METHOD="POST",
+        REQUEST_METHOD=method,
         SCRIPT_NAME="",
-        PATH_INFO=found.group(1),
-        QUERY_STRING=found.group(2) or "",
-        RAW_URI=requestline[5:-11],
+        PATH_INFO=path,
+        QUERY_STRING=query or "",
+        RAW_URI=requestline[len(method) + 1 : -11],
         SERVER_PROTOCOL="HTTP/1.1",
     )
     environ["wsgi.input"] = io.BytesIO(body)

@@ -19,6 +19,7 @@ from .. import jsoncodec
 from ..errors import VersionConflict
 from . import keys, replication
 from .connect import is_cluster
+from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
 
 # KEYS[1] the match's events stream
@@ -193,6 +194,8 @@ class EventStore:
         self.redis = client
         self.blocking = blocking if blocking is not None else client
         self._append = client.register_script(APPEND_LUA)
+        # a plain client's appends skip redis-py's per-command layers (see .direct)
+        self._append_direct = None if is_cluster(client) else DirectScript(client, APPEND_LUA)
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
@@ -261,6 +264,8 @@ class EventStore:
         if self.wait_replicas > 0:
             return self._append_and_wait(match_id, keys_, args, ai_seats)
         if not ai_seats:
+            if self._append_direct is not None:
+                return self.parse_append(self._append_direct(keys_, args))
             return self.parse_append(self._append(keys=keys_, args=args))
         if is_cluster(self.redis):
             # The index lives in another slot: mark it first, in its own round trip.

@@ -33,7 +33,7 @@ def _reader(line: str, headers, body: bytes, after: bytes = b""):
 def test_an_ordinary_move_request_is_read_whole_and_the_next_request_stays_in_the_buffer():
     following = b"GET /api/healthz HTTP/1.1\r\nHost: x\r\n\r\n"
     reader = _reader(LINE, [*HEADERS, b"Idempotency-Key: k1"], BODY, following)
-    environ = wire.read_move(LINE, reader)
+    environ = wire.read_request(LINE, reader)
     assert environ["REQUEST_METHOD"] == "POST"
     assert environ["PATH_INFO"] == "/api/matches/m1-_x/moves"
     assert environ["QUERY_STRING"] == "" and environ["RAW_URI"] == "/api/matches/m1-_x/moves"
@@ -47,9 +47,35 @@ def test_an_ordinary_move_request_is_read_whole_and_the_next_request_stays_in_th
 
 def test_the_legal_moves_query_is_passed_on():
     line = "POST /api/matches/abc/moves?include=legal_moves HTTP/1.1\r\n"
-    environ = wire.read_move(line, _reader(line, HEADERS, BODY))
+    environ = wire.read_request(line, _reader(line, HEADERS, BODY))
     assert environ["PATH_INFO"] == "/api/matches/abc/moves"
     assert environ["QUERY_STRING"] == "include=legal_moves"
+
+
+@pytest.mark.parametrize(
+    ("line", "method", "path"),
+    [
+        ("POST /api/matches HTTP/1.1\r\n", "POST", "/api/matches"),
+        ("POST /api/matches/abc/seats/1 HTTP/1.1\r\n", "POST", "/api/matches/abc/seats/1"),
+    ],
+)
+def test_creating_a_match_and_claiming_a_seat_are_read_too(line, method, path):
+    environ = wire.read_request(line, _reader(line, HEADERS, BODY))
+    assert (environ["REQUEST_METHOD"], environ["PATH_INFO"]) == (method, path)
+    assert environ["wsgi.input"].read() == BODY
+
+
+@pytest.mark.parametrize("what", ["state", "legal-moves"])
+def test_a_state_or_legal_moves_get_without_a_body_is_read(what):
+    line = f"GET /api/matches/abc/{what} HTTP/1.1\r\n"
+    headers = [b"Host: x", b"Authorization: Bearer tok", b'If-None-Match: "v3"']
+    following = b"GET /api/healthz HTTP/1.1\r\n\r\n"
+    reader = _reader(line, headers, b"", following)
+    environ = wire.read_request(line, reader)
+    assert (environ["REQUEST_METHOD"], environ["PATH_INFO"]) == ("GET", f"/api/matches/abc/{what}")
+    assert environ["HTTP_IF_NONE_MATCH"] == '"v3"' and environ["QUERY_STRING"] == ""
+    assert environ["wsgi.input"].read() == b""
+    assert reader.read() == following
 
 
 def _swap(name: bytes, line: bytes | None):
@@ -61,6 +87,14 @@ def _swap(name: bytes, line: bytes | None):
 DECLINED = {
     "another method": ("PUT /api/matches/abc/moves HTTP/1.1\r\n", HEADERS, BODY),
     "another path": ("POST /api/matches/abc/undo HTTP/1.1\r\n", HEADERS, BODY),
+    "a live stream": ("GET /api/matches/abc/stream HTTP/1.1\r\n", _swap(b"content-length", None), b""),
+    "a state with a query": (
+        "GET /api/matches/abc/state?version=2 HTTP/1.1\r\n",
+        _swap(b"content-length", None),
+        b"",
+    ),
+    "a GET with a body": ("GET /api/matches/abc/state HTTP/1.1\r\n", HEADERS, BODY),
+    "an import": ("POST /api/matches/import HTTP/1.1\r\n", HEADERS, BODY),
     "percent-encoded id": ("POST /api/matches/a%62c/moves HTTP/1.1\r\n", HEADERS, BODY),
     "id too long": (f"POST /api/matches/{'a' * 65}/moves HTTP/1.1\r\n", HEADERS, BODY),
     "another query": ("POST /api/matches/abc/moves?include=all HTTP/1.1\r\n", HEADERS, BODY),
@@ -86,7 +120,7 @@ def test_anything_else_is_left_unread_for_gevents_handler(case):
     line, headers, body = DECLINED[case]
     reader = _reader(line, headers, body)
     before = reader.peek(1)
-    assert wire.read_move(line, reader) is None
+    assert wire.read_request(line, reader) is None
     assert reader.read() == before
 
 
@@ -94,7 +128,7 @@ def test_headers_that_have_not_all_arrived_are_left_unread():
     raw = LINE.encode() + b"\r\n".join(HEADERS)  # no blank line yet
     reader = io.BufferedReader(io.BytesIO(raw))
     reader.readline()
-    assert wire.read_move(LINE, reader) is None
+    assert wire.read_request(LINE, reader) is None
     assert reader.read() == b"\r\n".join(HEADERS)
 
 

@@ -10,6 +10,7 @@ match id; pipelined requests and a body that arrives late are answered too.
 
 import http.client
 import json
+import re
 import socket
 import time
 
@@ -117,9 +118,11 @@ def test_a_move_read_by_the_worker_is_answered_as_gevents_handler_answers_it(ser
         conn.close()
 
 
-def _read_by_worker(served, match_id):
-    """How many moves of ``match_id`` the worker read itself, by its DEBUG log."""
-    return served.log().count(f"read by the worker: POST /api/matches/{match_id}/moves")
+def _read_by_worker(served, match_id, what="/moves"):
+    """How many requests to ``match_id``'s paths ending in ``what`` the worker read itself,
+    by its DEBUG log ("" counts every path of the match)."""
+    found = re.findall(rf"read by the worker: (?:GET|POST) /api/matches/{match_id}/\S*", served.log())
+    return sum(1 for line in found if line.endswith(what))
 
 
 def _read_responses(sock, count, timeout=30):
@@ -173,3 +176,65 @@ def test_pipelined_moves_and_a_body_that_arrives_late_are_answered_in_order(serv
         [(status, body)] = _read_responses(sock, 1)
         assert status == "HTTP/1.1 201 CREATED", body
         assert body["state"]["version"] == start["version"] + 3
+
+
+def _setup_exchanges(port, extra):
+    """Create a match, claim both seats, read its state (then again with its ETag) and legal moves:
+    [(status, headers but Date, body)] with the match id and the seat tokens replaced by names."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    out, names = [], {}
+
+    def exchange(method, path, body=None, token=None, headers=None):
+        headers = {**(headers or {}), **extra}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = conn.getresponse()
+        payload = response.read()
+        # Date differs, and so may the length with the creation time: checked here, compared named
+        assert response.getheader("Content-Length", "0") == str(len(payload))
+        head = [(k, v) for k, v in response.getheaders() if k not in ("Date", "Content-Length")]
+        out.append((response.status, head, payload))
+        return response, json.loads(payload) if payload else None
+
+    _, created = exchange("POST", "/api/matches", {"game": "nim", "seats": [None, None], "seed": "setup"})
+    match_id = created["match"]["id"]
+    names[match_id] = "ID"
+    names[created["admin_token"]] = "ADMIN"
+    names[json.dumps(created["match"]["created"])] = "CREATED"
+    tokens = {}
+    for seat in (0, 1):
+        _, claimed = exchange("POST", f"/api/matches/{match_id}/seats/{seat}", {"name": f"p{seat}"})
+        tokens[seat] = claimed["token"]
+        names[claimed["token"]] = f"TOKEN{seat}"
+    first, state = exchange("GET", f"/api/matches/{match_id}/state", token=tokens[0])
+    again, _ = exchange(
+        "GET",
+        f"/api/matches/{match_id}/state",
+        token=tokens[0],
+        headers={"If-None-Match": first.getheader("ETag")},
+    )
+    assert again.status == 304
+    exchange("GET", f"/api/matches/{match_id}/legal-moves", token=tokens[state["active_seats"][0]])
+    conn.close()
+
+    def named(text):
+        for secret, name in names.items():
+            text = text.replace(secret, name)
+        return text
+
+    return match_id, [
+        (status, [(k, named(v)) for k, v in head], named(payload.decode())) for status, head, payload in out
+    ]
+
+
+def test_creating_claiming_and_reading_state_read_by_the_worker_are_answered_as_by_gevent(served):
+    wire_id, wire_exchanges = _setup_exchanges(served.port, {})
+    gevent_id, gevent_exchanges = _setup_exchanges(served.port, {"X-Via": "gevent"})
+    assert [e[0] for e in wire_exchanges] == [201, 201, 201, 200, 304, 200]
+    for a, b in zip(wire_exchanges, gevent_exchanges, strict=True):
+        assert a == b
+    assert _read_by_worker(served, wire_id, "") == 5  # 2 claims, 2 states, legal moves (and the creation)
+    assert _read_by_worker(served, gevent_id, "") == 0

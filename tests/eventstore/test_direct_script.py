@@ -1,0 +1,91 @@
+"""DirectScript (the append's hot path) keeps the request client's rules, on a real redis-server:
+a reply as EVALSHA gives it, NOSCRIPT answered by EVAL (run once), a broken connection retried
+once on a new one, a timeout never retried, a script error raised with the connection kept."""
+
+import uuid
+
+import pytest
+import redis
+
+from gameroom.config import Config
+from gameroom.eventstore.connect import connect
+from gameroom.eventstore.direct import DirectScript
+
+COUNT = "return {redis.call('INCR', KEYS[1]), ARGV[1]}"
+
+
+def _client(redis_server, **settings):
+    return connect(Config(**settings), redis_server.url).events
+
+
+@pytest.fixture
+def key():
+    return f"direct-test:{uuid.uuid4().hex}"
+
+
+def test_the_reply_is_the_scripts_and_it_runs_once_per_call(redis_server, key):
+    client = _client(redis_server)
+    script = DirectScript(client, COUNT)
+    assert script([key], ["a"]) == [1, b"a"]
+    assert script([key], ["b"]) == [2, b"b"]
+    assert int(client.get(key)) == 2
+
+
+def test_a_redis_that_lost_its_scripts_runs_the_text_once(redis_server, key):
+    client = _client(redis_server)
+    script = DirectScript(client, COUNT)
+    script([key], ["x"])
+    client.script_flush()
+    assert script([key], ["y"]) == [2, b"y"]
+    assert int(client.get(key)) == 2
+
+
+def test_broken_connections_are_retried_once_on_a_new_one(redis_server, key):
+    client = _client(redis_server)
+    script = DirectScript(client, COUNT)
+    script([key], ["warm"])  # its connection is now idle
+    admin = redis.Redis.from_url(redis_server.url)
+    assert (
+        admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 1
+    )  # as a restart does
+    assert script([key], ["after"]) == [2, b"after"]  # the killed connection failed; the retry ran it
+    assert int(client.get(key)) == 2
+
+
+def test_a_timeout_is_not_retried(redis_server, key):
+    client = _client(redis_server, redis_timeout=0.2)
+    busy = DirectScript(
+        client,
+        "redis.call('INCR', KEYS[1]); local t = tonumber(redis.call('TIME')[1]) + 1; "
+        "while tonumber(redis.call('TIME')[1]) < t do end; return 1",
+    )
+    with pytest.raises(redis.TimeoutError):
+        busy([key], [])
+    admin = redis.Redis.from_url(redis_server.url, socket_timeout=10)
+    assert int(admin.get(key)) == 1  # ran once: no second run after the timeout
+
+
+def test_a_script_error_is_raised_and_the_connection_kept(redis_server, key):
+    client = _client(redis_server)
+    failing = DirectScript(client, "return redis.error_reply('GAMEROOM nope')")
+    admin = redis.Redis.from_url(redis_server.url)
+    with pytest.raises(redis.ResponseError, match="nope"):
+        failing([key], [])
+    connections = len(admin.client_list())
+    for _ in range(3):
+        with pytest.raises(redis.ResponseError, match="nope"):
+            failing([key], [])
+    assert len(admin.client_list()) == connections  # the same connection each time
+
+
+def test_connections_are_made_as_the_pool_makes_them_and_capped_by_its_size(redis_server, key):
+    client = _client(redis_server, redis_max_connections=1, redis_pool_timeout=0.2)
+    script = DirectScript(client, COUNT)
+    assert script([key], ["a"]) == [1, b"a"]
+    script._slots.acquire()  # the only connection is in use elsewhere
+    try:
+        with pytest.raises(redis.ConnectionError, match="No connection available"):
+            script([key], ["b"])
+    finally:
+        script._slots.release()
+    assert script([key], ["c"]) == [2, b"c"]
