@@ -54,6 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from httpbench.profiling import profile
 from httpbench.session import run
 
+from gameroom.serving import WORKER_CLASS
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -97,7 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workers", type=int, default=2, help="gunicorn -w (default 2)")
     p.add_argument("--threads", type=int, default=8, help="gunicorn --threads (default 8)")
-    p.add_argument("--worker-class", default="gthread", help="gunicorn -k (default gthread)")
+    p.add_argument(
+        "--worker-class",
+        default=WORKER_CLASS,
+        help=f"gunicorn -k for both servers (default {WORKER_CLASS}, the shipped worker; gthread, gevent, ...)",
+    )
     p.add_argument(
         "--appendfsync",
         choices=("always", "everysec", "no"),
