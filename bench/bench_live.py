@@ -11,8 +11,11 @@ streams are added until N are open, spread evenly over the 200 matches (each
 a spectator ``GET …/stream``), then for ``--duration`` seconds:
 
 - a move client (its own process, one keep-alive connection, one move in
-  flight) takes one stone in match after match, round robin: move latency
-  p50/p99, from writing the request to the parsed 201 reply;
+  flight, at most ``--move-rate`` moves/s) takes one stone in match after
+  match, round robin: move latency p50/p99, from writing the request to the
+  parsed 201 reply. The rate is the same load whatever the server's speed, so
+  runs compare; and 200 matches of 160 stones hold 32,000 moves, which an
+  unpaced client on a fast server used up before the last phase;
 - a stream reader (its own process, every socket on one selector) records,
   for each entry received, now minus the entry's ``time`` (the server's
   clock when it appended it; same machine): append-to-delivery p50/p99;
@@ -59,15 +62,23 @@ def _q(values, p):
 # -- the move client (its own process) ---------------------------------------
 
 
-def move_client(port, games, play, duration, out):
-    """Moves for ``duration`` s; ``play`` (match -> turn and piles) comes back updated for the next phase."""
+def move_client(port, games, play, duration, rate, out):
+    """Moves for ``duration`` s, at most ``rate`` a second; ``play`` (match -> turn and piles, or
+    None once over) comes back updated for the next phase."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     samples, errors, i = [], 0, 0
     end = time.monotonic() + duration
+    due = time.monotonic()
     while time.monotonic() < end:
+        wait = due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        due = max(due + 1 / rate, time.monotonic())  # no burst to catch up after a slow reply
         match_id, tokens = games[i % len(games)]
         i += 1
         now = play[match_id]
+        if now is None:  # over: not moved again
+            continue
         pile = next(p for p, n in enumerate(now["piles"]) if n)
         body = json.dumps({"move": {"type": "take", "pile": pile, "count": 1}}).encode()
         start = time.perf_counter_ns()
@@ -83,7 +94,8 @@ def move_client(port, games, play, duration, out):
         if response.status != 201:
             errors += 1
             continue
-        play[match_id] = {"piles": reply["state"]["view"]["piles"], "turn": reply["state"]["active_seats"][0]}
+        active = reply["state"]["active_seats"]
+        play[match_id] = {"piles": reply["state"]["view"]["piles"], "turn": active[0]} if active else None
     out.put({"moves": samples, "errors": errors, "play": play})
 
 
@@ -115,6 +127,9 @@ def main(argv=None) -> int:
     )
     p.add_argument(
         "--duration", type=float, default=10.0, help="seconds of moves per stream count (default 10)"
+    )
+    p.add_argument(
+        "--move-rate", type=float, default=300.0, help="most moves a second of the move client (default 300)"
     )
     p.add_argument("--redis-url", default=None, help="use this Redis instead of a throwaway embedded one")
     p.add_argument("--json", default=None, help="write the figures to this file")
@@ -169,7 +184,9 @@ def main(argv=None) -> int:
                 for r in readers:
                     r["conn"].send(("go",))
                 mover = ctx.Process(
-                    target=move_client, args=(server.port, games, play, args.duration, mq), daemon=True
+                    target=move_client,
+                    args=(server.port, games, play, args.duration, args.move_rate, mq),
+                    daemon=True,
                 )
                 checker.start()
                 mover.start()
@@ -224,7 +241,13 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
-                {"facts": run_facts(), "duration_s": args.duration, "matches": MATCHES, "rows": rows},
+                {
+                    "facts": run_facts(),
+                    "duration_s": args.duration,
+                    "move_rate": args.move_rate,
+                    "matches": MATCHES,
+                    "rows": rows,
+                },
                 f,
                 indent=1,
             )

@@ -8,8 +8,11 @@ thread, and its Redis side is the process's one stream-hub reader
 (moves, health checks) run on greenlets of the same process and are never
 queued behind streams; Flask and redis-py are plain blocking code that
 gevent's monkey-patching (done by the worker itself, before the app is
-loaded) makes cooperative. ``bench/README.md`` has the measurements behind
-this choice.
+loaded) makes cooperative. A match's ordinary requests (moves, creation,
+seat claims, state) are read off the connection by the worker's handler
+itself (:mod:`gameroom.wire`), which calls the same app; every other request
+goes through gevent's WSGI handler unchanged. ``bench/README.md`` has the
+measurements behind these choices.
 """
 
 from __future__ import annotations
