@@ -124,4 +124,7 @@ def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, r
     for name, token in callers.items():
         history = api.get(f"/api/matches/{match_id}/events?after={start}", token=token).get_json()["entries"]
         assert seen[name] == history and len(history) >= 8, name
-    assert seen["seat0"] != seen["seat1"] != seen["spectator"]  # hidden hands: the views differ
+    # Not vacuous: some seat saw what a spectator did not (hidden draws). Which seat depends on the
+    # secret seed: a seat that drew nothing in these moves sees what a spectator sees.
+    assert seen["spectator"] != seen["seat0"] or seen["spectator"] != seen["seat1"]
+    assert seen["seat0"] == seen["seat0-again"]  # one seat, two streams: the same frames
