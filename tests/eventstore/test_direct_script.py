@@ -54,10 +54,12 @@ def test_broken_connections_are_retried_once_on_a_new_one(redis_server, key):
 
 def test_a_timeout_is_not_retried(redis_server, key):
     client = _client(redis_server, redis_timeout=0.2)
+    # busy for a whole second (to the microsecond: TIME's seconds alone may turn over at once)
     busy = DirectScript(
         client,
-        "redis.call('INCR', KEYS[1]); local t = tonumber(redis.call('TIME')[1]) + 1; "
-        "while tonumber(redis.call('TIME')[1]) < t do end; return 1",
+        "redis.call('INCR', KEYS[1]); "
+        "local function now() local t = redis.call('TIME'); return tonumber(t[1]) * 1000000 + tonumber(t[2]) end; "
+        "local stop = now() + 1000000; while now() < stop do end; return 1",
     )
     with pytest.raises(redis.TimeoutError):
         busy([key], [])
