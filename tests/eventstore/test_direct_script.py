@@ -10,8 +10,17 @@ import redis
 from gameroom.config import Config
 from gameroom.eventstore.connect import connect
 from gameroom.eventstore.direct import DirectScript
+from gameroom.eventstore.embedded import EmbeddedRedis
 
 COUNT = "return {redis.call('INCR', KEYS[1]), ARGV[1]}"
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    """A redis-server of this module's own: its tests kill every connection and block Redis for a
+    second, which must not reach the session's server that other tests share."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("direct-script-redis")) as server:
+        yield server
 
 
 def _client(redis_server, **settings):
