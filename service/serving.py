@@ -92,10 +92,15 @@ class IdleClosingHandler(PyWSGIHandler):
             line = self.read_requestline()
         except OSError:  # reset by the peer: nothing to answer
             return None
-        environ = wire.read_request(line, self.rfile) if line.startswith(wire.PREFIXES) else None
+        try:
+            environ = wire.read_request(line, self.rfile) if line.startswith(wire.PREFIXES) else None
+        except OSError:  # reset while its body was coming
+            return None
         if environ is None:  # gevent's handler reads and answers it, from this line on
             self._pending_line = line
             return super().handle_one_request() if line else None
+        if environ is wire.CLOSED:  # the peer left before its body had come: nothing to answer
+            return None
         return self._answer(environ)
 
     def _answer(self, request: dict):

@@ -11,7 +11,7 @@ the request is one of a match's ordinary requests and has arrived whole:
 
 - HTTP/1.1 ``POST /api/matches/<id>/moves`` (or ``?include=legal_moves``), ``POST
   /api/matches``, ``POST /api/matches/<id>/seats/<n>``, with a ``Content-Length``
-  whose body is already in the connection's buffer; or ``GET
+  of at most :data:`BODY_WAITED` bytes; or ``GET
   /api/matches/<id>/state`` or ``…/legal-moves`` with no query and no body
   (every response of these is whole, never a stream);
 - only the headers such a request carries (:data:`HEADERS`), each at most once,
@@ -21,9 +21,16 @@ Then it builds the WSGI environ here and calls the same app (every middleware,
 :class:`gameroom.api.lean.LeanMoves`, Flask for whatever the lean path hands
 on) and writes its response (:func:`response_bytes`). Anything else (another
 method or path, ``Transfer-Encoding``, ``Expect``, an ``Origin``, a header it does
-not know, a body still on its way) is left unread for gevent's own handler,
+not know, a larger body still on its way) is left unread for gevent's own handler,
 which answers it as it always did. Nothing here decides anything about the
 move: it only moves bytes, so the answer is the app's, byte for byte.
+
+Headers must have arrived whole (one look at the buffer, never a wait); the
+body may follow them: many clients (Python's ``http.client``, hence
+``requests``) send it in a write of its own. The worker then waits for it as
+gevent's handler would when the app reads ``wsgi.input``, but only for a body
+of at most :data:`BODY_WAITED` bytes (the API's default body limit); a larger
+one is never held in memory here.
 """
 
 from __future__ import annotations
@@ -55,6 +62,11 @@ HEADERS = {
     b"if-none-match": "HTTP_IF_NONE_MATCH",
 }
 _HEADER_END = b"\r\n\r\n"
+#: The largest body waited for when it has not arrived with its headers (the API's default
+#: ``max_body``); a larger one is left to gevent's handler unless it is already in the buffer.
+BODY_WAITED = 64 * 1024
+#: :func:`read_request`'s answer when the peer closed the connection before the whole body came.
+CLOSED = object()
 #: What gevent's handler sends for an error in the app it could not answer otherwise.
 INTERNAL_ERROR = (
     b"HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Type: text/plain\r\n"
@@ -62,10 +74,10 @@ INTERNAL_ERROR = (
 )
 
 
-def read_request(requestline: str, rfile) -> dict | None:
-    """The request part of the WSGI environ of an ordinary request (see the module's text) that
-    is whole in ``rfile``'s buffer, which is then consumed; None, with nothing consumed, for
-    anything else.
+def read_request(requestline: str, rfile) -> dict | object | None:
+    """The request part of the WSGI environ of an ordinary request (see the module's text), which
+    is then consumed from ``rfile`` (waiting for the rest of a small body); None, with nothing
+    consumed, for anything else; :data:`CLOSED` if the peer closed the connection mid-body.
 
     ``requestline``: the request line already read (latin-1 text, with its CRLF);
     ``rfile``: the connection's buffered reader, positioned after it.
@@ -90,10 +102,19 @@ def read_request(requestline: str, rfile) -> dict | None:
     method, path, query = found.group(1, 2, 3) if found.group(1) else (*found.group(4, 5), None)
     length = environ.get("CONTENT_LENGTH", "" if method == "POST" else "0")
     start = end + len(_HEADER_END)
-    if not length.isdigit() or len(buffered) < start + int(length) or (method == "GET" and length != "0"):
+    if not length.isdigit() or (method == "GET" and length != "0"):
         return None
-    body = bytes(buffered[start : start + int(length)])
-    rfile.read(start + len(body))
+    size = int(length)
+    if len(buffered) >= start + size:
+        body = bytes(buffered[start : start + size])
+        rfile.read(start + size)
+    elif size <= BODY_WAITED:
+        rfile.read(start)
+        body = rfile.read(size)  # a buffered reader's read waits for all of it, or the end
+        if len(body) < size:
+            return CLOSED
+    else:
+        return None
     environ.update(
         REQUEST_METHOD=method,
         SCRIPT_NAME="",

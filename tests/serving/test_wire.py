@@ -1,11 +1,13 @@
 """Which requests the worker reads itself (gameroom.wire), and that it leaves the rest unread.
 
-Unit level: ``read_move`` on a buffered reader, as the handler calls it after
+Unit level: ``read_request`` on a buffered reader, as the handler calls it after
 reading the request line. A request it declines must leave every byte in the
 buffer, so that gevent's own handler reads it as if nothing had looked.
 """
 
 import io
+import socket
+import threading
 
 import pytest
 
@@ -111,7 +113,11 @@ DECLINED = {
     "a space before the colon": (LINE, _swap(b"host", b"Host : x"), BODY),
     "a folded header line": (LINE, [*HEADERS, b" continued"], BODY),
     "a line without a colon": (LINE, [*HEADERS, b"nonsense"], BODY),
-    "a body still on its way": (LINE, HEADERS, BODY[:-5]),
+    "a body over the waited size still on its way": (
+        LINE,
+        _swap(b"content-length", b"Content-Length: %d" % (wire.BODY_WAITED + 1)),
+        BODY,
+    ),
 }
 
 
@@ -122,6 +128,27 @@ def test_anything_else_is_left_unread_for_gevents_handler(case):
     before = reader.peek(1)
     assert wire.read_request(line, reader) is None
     assert reader.read() == before
+
+
+def test_a_body_sent_after_its_headers_is_waited_for():
+    """Python's http.client sends a body in a write of its own: the worker waits for it."""
+    following = b"GET /api/healthz HTTP/1.1\r\n\r\n"
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(LINE.encode() + b"\r\n".join(HEADERS) + b"\r\n\r\n" + BODY[:5])
+        rest = threading.Timer(0.2, theirs.sendall, [BODY[5:] + following])
+        rest.start()
+        reader = ours.makefile("rb")
+        assert reader.readline() == LINE.encode()
+        environ = wire.read_request(LINE, reader)
+        rest.join()
+        assert environ["wsgi.input"].read() == BODY
+        assert reader.read(len(following)) == following
+
+
+def test_a_peer_that_leaves_before_its_body_came_is_not_answered():
+    reader = _reader(LINE, HEADERS, BODY[:-5])  # and then the end of the connection
+    assert wire.read_request(LINE, reader) is wire.CLOSED
 
 
 def test_headers_that_have_not_all_arrived_are_left_unread():

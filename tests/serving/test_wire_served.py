@@ -176,6 +176,7 @@ def test_pipelined_moves_and_a_body_that_arrives_late_are_answered_in_order(serv
         [(status, body)] = _read_responses(sock, 1)
         assert status == "HTTP/1.1 201 CREATED", body
         assert body["state"]["version"] == start["version"] + 3
+        assert _read_by_worker(served, match_id) == 3  # the late body was waited for
 
 
 def _setup_exchanges(port, extra):
