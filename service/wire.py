@@ -40,10 +40,12 @@ import re
 import time
 from wsgiref.handlers import format_date_time
 
+from .core.matches import MATCH_ID_PATTERN
+
 #: The request lines taken: method, path, query string.
 _LINE = re.compile(
-    r"(?:(POST) (/api/matches(?:/[A-Za-z0-9_-]{1,64}/(?:moves|seats/[0-9]{1,2}))?)(?:\?(include=legal_moves))?"
-    r"|(GET) (/api/matches/[A-Za-z0-9_-]{1,64}/(?:state|legal-moves))) HTTP/1\.1\r\n"
+    rf"(?:(POST) (/api/matches(?:/{MATCH_ID_PATTERN}/(?:moves|seats/[0-9]{{1,2}}))?)(?:\?(include=legal_moves))?"
+    rf"|(GET) (/api/matches/{MATCH_ID_PATTERN}/(?:state|legal-moves))) HTTP/1\.1\r\n"
 )
 #: The start of every request line :data:`_LINE` takes (a cheap first look).
 PREFIXES = ("POST /api/matches", "GET /api/matches/")

@@ -36,6 +36,7 @@ from marshmallow import ValidationError
 from gameroom.schemas import MoveRequestSchema
 
 from .. import jsoncodec
+from ..core.matches import MATCH_ID_PATTERN
 from ..errors import BadRequest, GameroomError
 from ..eventstore import UNAVAILABLE
 from . import bodies, problems
@@ -43,7 +44,7 @@ from .auth import parse_bearer
 from .play import submit_move
 
 #: ``/api/matches/<id>/moves`` with an id of the shapes the server makes (others go to Flask).
-_MOVES = re.compile(r"/api/matches/([A-Za-z0-9_-]{1,64})/moves")
+_MOVES = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/moves")
 #: The query strings taken here, and the ``include`` that ``IncludeArgsSchema`` loads from each.
 _QUERIES = {"": None, "include=legal_moves": "legal_moves"}
 _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})

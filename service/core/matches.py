@@ -15,6 +15,12 @@ from . import lifecycle
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
 
 
+#: The match ids the fast paths take (:mod:`gameroom.wire`, :mod:`gameroom.api.lean`), as a
+#: regular expression: every id :func:`new_match_id` makes, and more. A request naming any other
+#: id is answered by Flask, as every request once was.
+MATCH_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+
+
 def new_match_id() -> str:
     return secrets.token_hex(8)
 

@@ -21,6 +21,13 @@ The reader's connection has a socket timeout longer than its block, so an
 idle period never surfaces as a read timeout (redis-py 8's default socket
 timeout is 5 s).
 
+The blocking ``XREAD`` names every watched match and is sent again after
+each delivery (under load, once per move). redis-py packs its arguments in
+Python, one by one: with 2,000 streams over 200 matches that was a third of
+the API worker's time. The hub therefore keeps the command packed (RESP):
+the keys change only when a match is first watched or last left, and one
+cursor changes per delivery; it is written to the reader's connection as is.
+
 Redis Cluster: one ``XREAD`` may only name keys of one slot, and every
 match has a slot of its own, so no single blocking read covers them. On a
 cluster the reader instead polls: every ``poll_ms`` (100 ms) one pipelined,
@@ -128,6 +135,9 @@ class StreamHub:
         self._wake_cursor = "0-0"
         self._lock = threading.Lock()
         self._watched: dict[str, int] = {}  # match id -> last version handed out
+        self._packed_keys: bytes | None = None  # the watched matches' keys, packed; None: to pack
+        self._packed_cursors: dict[str, bytes] = {}  # match id -> its cursor, packed
+        self._connection: Any = None  # the reader's connection (a plain Redis)
         self._subs: dict[str, set[Subscription]] = {}
         self._per_client: collections.Counter = collections.Counter()
         self._open = 0
@@ -152,6 +162,7 @@ class StreamHub:
             if match_id not in self._watched:
                 self._watched[match_id] = int(self._client.xlen(keys.events(match_id)))
                 self._subs[match_id] = set()
+                self._packed_keys = None
                 wake = True
             sub.backlog_upto = self._watched[match_id]
             self._subs[match_id].add(sub)
@@ -175,6 +186,8 @@ class StreamHub:
             if not subs:  # the reader drops the match from its next XREAD
                 del self._subs[sub.match_id]
                 del self._watched[sub.match_id]
+                self._packed_cursors.pop(sub.match_id, None)
+                self._packed_keys = None
 
     def _wake(self) -> None:
         if self._cluster:
@@ -198,29 +211,66 @@ class StreamHub:
             self._has_work.wait()
             try:
                 self._read_once()
-            except redis.RedisError:
+            except Exception:  # Redis down, or a bug: the reader must live on, or every stream stops
                 log.exception("stream hub: reading Redis failed; retrying in 1 s")
                 threading.Event().wait(1.0)
 
     def _read_once(self) -> None:
+        if self._cluster:
+            with self._lock:
+                if not self._watched:
+                    self._has_work.clear()
+                    return
+                streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
+            self._poll_once(streams)
+            return
         with self._lock:
             if not self._watched:
                 self._has_work.clear()
                 return
-            streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
-        if self._cluster:
-            self._poll_once(streams)
-            return
-        streams[self._wake_key] = self._wake_cursor
-        found: Any = self._reader.xread(streams, block=self.block_ms, count=1000)  # RESP2: [[key, items]]
-        for key, items in found or []:
+            command = self._packed_xread()
+        found = self._ask(command)  # RESP2: [[key, [[id, [field, value, ...]], ...]], ...]; RESP3: a map
+        for key, items in found.items() if isinstance(found, dict) else found or []:
             key = key.decode() if isinstance(key, bytes) else key
             if key == self._wake_key:
                 last = items[-1][0]
                 self._wake_cursor = last.decode() if isinstance(last, bytes) else last
                 continue
-            entries = [json.loads(fields[b"entry"]) for _id, fields in items]
+            entries = [json.loads(_field(fields, b"entry")) for _id, fields in items]
             self._deliver(keys.match_of_events(key), entries)
+
+    def _packed_xread(self) -> bytes:
+        """``XREAD COUNT 1000 BLOCK <block_ms> STREAMS <keys> <wake key> <cursors> <wake cursor>``,
+        packed; called under the lock."""
+        if self._packed_keys is None:
+            self._packed_keys = b"".join(_bulk(keys.events(m)) for m in self._watched)
+        cursors = self._packed_cursors
+        for match_id, version in self._watched.items():
+            if match_id not in cursors:
+                cursors[match_id] = _bulk(f"{version}-0")
+        head = [b"XREAD", b"COUNT", b"1000", b"BLOCK", str(self.block_ms).encode(), b"STREAMS"]
+        return b"".join(
+            [
+                b"*%d\r\n" % (len(head) + 2 * (len(self._watched) + 1)),
+                *map(_bulk, head),
+                self._packed_keys,
+                _bulk(self._wake_key),
+                *[cursors[m] for m in self._watched],
+                _bulk(self._wake_cursor),
+            ]
+        )
+
+    def _ask(self, command: bytes) -> Any:
+        """Send a packed command on the reader's own connection and read its reply; a broken
+        connection is dropped (the next command reconnects) and the error raised."""
+        if self._connection is None:
+            self._connection = self._reader.connection_pool.make_connection()
+        try:
+            self._connection.send_packed_command([command], check_health=False)
+            return self._connection.read_response()
+        except redis.RedisError:
+            self._connection.disconnect()
+            raise
 
     def _poll_once(self, streams: dict) -> None:
         """On a cluster: one non-blocking XREAD per watched stream, pipelined (one batch per node);
@@ -249,6 +299,21 @@ class StreamHub:
             if not entries:
                 return
             self._watched[match_id] = entries[-1]["version"]
+            self._packed_cursors.pop(match_id, None)
             subs = list(self._subs[match_id])
         for sub in subs:
             sub._put(entries)
+
+
+def _bulk(text: str | bytes) -> bytes:
+    """``text`` as a RESP bulk string."""
+    data = text.encode() if isinstance(text, str) else text
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
+def _field(fields: Any, name: bytes) -> bytes:
+    """The value of field ``name`` of a stream entry as the reply gives it (a flat list in RESP2,
+    a map in RESP3)."""
+    if isinstance(fields, dict):
+        return fields[name]
+    return dict(zip(fields[::2], fields[1::2], strict=True))[name]

@@ -52,3 +52,47 @@ def test_a_subscriber_joining_during_appends_misses_nothing(redis_server, redis_
     early.close()
     for sub in late:
         sub.close()
+
+
+def _versions(sub, upto):
+    got = []
+    while not got or got[-1] < upto:
+        batch = sub.get(5)
+        assert batch, got
+        got += [e["version"] for e in batch]
+    return got
+
+
+def test_matches_left_and_watched_again_keep_their_own_entries(redis_server, redis_client, store):
+    """The hub keeps its XREAD packed: leaving a match and watching others repacks its keys."""
+    hub = StreamHub(redis_client, redis_server.url, block_ms=1000)
+    first = hub.subscribe("a")
+    _append(store, "a", 2)
+    assert _versions(first, 2) == [1, 2]
+    first.close()  # "a" is no longer watched
+    _append(store, "a", 1)
+    b, again = hub.subscribe("b"), hub.subscribe("a")
+    assert again.backlog_upto == 3
+    _append(store, "b", 2)
+    _append(store, "a", 2)
+    assert _versions(b, 2) == [1, 2]
+    assert _versions(again, 5) == [4, 5]
+    b.close()
+    again.close()
+    assert hub.open_streams == 0
+
+
+def test_the_reader_reconnects_after_its_connection_is_killed_and_misses_nothing(
+    redis_server, redis_client, store
+):
+    hub = StreamHub(redis_client, redis_server.url, block_ms=1000)
+    sub = hub.subscribe("k")
+    _append(store, "k", 1)
+    assert _versions(sub, 1) == [1]
+    blocked = [c for c in redis_client.client_list() if c["cmd"] == "xread"]
+    assert blocked  # this hub's reader, blocked in its XREAD (and earlier tests' hubs)
+    for client in blocked:
+        redis_client.client_kill_filter(_id=client["id"])
+    _append(store, "k", 3)  # while the reader is down or reconnecting (it waits 1 s after an error)
+    assert _versions(sub, 4) == [2, 3, 4]
+    sub.close()
