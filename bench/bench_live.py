@@ -23,8 +23,9 @@ a spectator ``GET …/stream``), then for ``--duration`` seconds:
 
 Reported per N: moves and their p50/p99, the ratio of move p99 to its p99
 at N = 0 in the same run (the baseline), deliveries and their p50/p99, streams
-dropped (closed by the server or never served), health checks answered, and
-the API worker's RSS with the memory per open stream against N = 0.
+dropped (closed by the server or never served), health checks answered, the
+API worker's CPU (% of one core, and ms per move: streams included) while the
+move client ran, and its RSS with the memory per open stream against N = 0.
 Targets (issue 14): at 2,000 streams move p99 <= 2x its p99 at 0,
 delivery p99 <= 250 ms, no stream dropped, every health check answered.
 """
@@ -35,6 +36,7 @@ import argparse
 import http.client
 import json
 import multiprocessing as mp
+import os
 import selectors
 import signal
 import socket
@@ -99,10 +101,24 @@ def move_client(port, games, play, duration, rate, out):
     out.put({"moves": samples, "errors": errors, "play": play})
 
 
-def worker_rss_kb(server) -> int:
-    pids = subprocess.run(
+def _workers(server) -> list[str]:
+    return subprocess.run(
         ["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True
     ).stdout.split()
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU time used so far by these processes (/proc/<pid>/stat)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def worker_rss_kb(server) -> int:
+    pids = _workers(server)
     total = 0
     for pid in pids:
         with open(f"/proc/{pid}/status") as f:
@@ -188,9 +204,12 @@ def main(argv=None) -> int:
                     args=(server.port, games, play, args.duration, args.move_rate, mq),
                     daemon=True,
                 )
+                cpu_pids = _workers(server)
+                cpu_start, cpu_clock = cpu_seconds(cpu_pids), time.monotonic()
                 checker.start()
                 mover.start()
                 moved = mq.get(timeout=args.duration + 120)
+                cpu_used, cpu_wall = cpu_seconds(cpu_pids) - cpu_start, time.monotonic() - cpu_clock
                 play = moved["play"]
                 mover.join()
                 time.sleep(0.5)  # the last deliveries
@@ -213,6 +232,8 @@ def main(argv=None) -> int:
                     "health_answered": sum(1 for s, _ in health if s == 200),
                     "health_checks": len(health),
                     "health_p99_ms": _q([t for _, t in health], 99),
+                    "worker_cpu_pct": round(100 * cpu_used / cpu_wall, 1),
+                    "worker_cpu_ms_per_move": round(1000 * cpu_used / max(1, len(moved["moves"])), 3),
                     "worker_rss_mb": round(rss / 1024, 1),
                     "kb_per_stream": round((rss - rss0) / n, 1) if n else None,
                 }
@@ -228,14 +249,15 @@ def main(argv=None) -> int:
     )
     print(
         f"{'N':>6} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'p99/base':>8} {'deliv':>7} {'d p50':>6} "
-        f"{'d p99':>6} {'dropped':>7} {'health':>7} {'RSS MB':>7} {'KB/str':>7}"
+        f"{'d p99':>6} {'dropped':>7} {'health':>7} {'CPU %':>6} {'RSS MB':>7} {'KB/str':>7}"
     )
     for r in rows:
         ratio = r["move_p99_ms"] / base["move_p99_ms"] if base["move_p99_ms"] else float("nan")
         print(
             f"{r['streams']:>6} {r['moves']:>6} {r['move_p50_ms']:>7} {r['move_p99_ms']:>7} {ratio:>8.2f} "
             f"{r['deliveries']:>7} {r['delivery_p50_ms'] or '-':>6} {r['delivery_p99_ms'] or '-':>6} "
-            f"{r['dropped']:>7} {r['health_answered']:>3}/{r['health_checks']:<3} {r['worker_rss_mb']:>7} "
+            f"{r['dropped']:>7} {r['health_answered']:>3}/{r['health_checks']:<3} {r['worker_cpu_pct']:>6} "
+            f"{r['worker_rss_mb']:>7} "
             f"{r['kb_per_stream'] or '-':>7}"
         )
     if args.json:
