@@ -1,9 +1,12 @@
 """Persistence of match records, seat claims and seat tokens.
 
 A match's record is one hash (``keys.meta``): the static part as JSON under
-``record``, each seat under ``seat:<n>`` (claimed with HSETNX, so two clients
-racing for one seat cannot both win), and a denormalised ``status`` and
-``version`` for the lobby. Token hashes live in ``keys.tokens``.
+``record``, each seat under ``seat:<n>``, and a denormalised ``status`` and
+``version`` for the lobby. Token hashes live in ``keys.tokens``. A seat is
+claimed by one script (:data:`CLAIM_LUA`: HSETNX of the seat, then its token's
+hash), so two clients racing for one seat cannot both win, and a claimed seat
+always has its token (a process dying between two commands left a seat that
+no token could play).
 
 On a single Redis a match is created in one MULTI with its lobby entry. On a
 Redis Cluster the lobby index lives in another slot than the match, and no
@@ -27,9 +30,19 @@ from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 
+#: KEYS: the match's meta hash, its tokens hash (one slot); ARGV: ``seat:<n>``, the seat's
+#: JSON, the token's hash, n. Returns 1 if claimed, 0 if the seat was taken.
+CLAIM_LUA = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+return 1
+"""
+
+
 class MatchRecords:
     def __init__(self, client: redis.Redis):
         self.redis = client
+        self._claim = client.register_script(CLAIM_LUA)
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         cluster = is_cluster(self.redis)
@@ -167,11 +180,12 @@ class MatchRecords:
         )
 
     def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
-        """Claim an open seat; False if someone else already holds it."""
-        if not self.redis.hsetnx(keys.meta(match_id), f"seat:{seat}", json.dumps({"name": name, "ai": None})):
-            return False
-        self.redis.hset(keys.tokens(match_id), hash_token(token), seat)
-        return True
+        """Claim an open seat and store its token's hash, at once; False if someone else holds it."""
+        claimed = self._claim(
+            keys=[keys.meta(match_id), keys.tokens(match_id)],
+            args=[f"seat:{seat}", json.dumps({"name": name, "ai": None}), hash_token(token), seat],
+        )
+        return bool(claimed)
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:
         """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""
