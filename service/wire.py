@@ -15,7 +15,7 @@ the request is one of a match's ordinary requests and has arrived whole:
   /api/matches/<id>/state`` or ``…/legal-moves`` with no query and no body
   (every response of these is whole, never a stream);
 - only the headers such a request carries (:data:`HEADERS`), each at most once,
-  ``Connection`` absent or ``keep-alive``.
+  ``Connection`` absent or ``keep-alive``, with no NUL and no CR outside a line end.
 
 Then it builds the WSGI environ here and calls the same app (every middleware,
 :class:`gameroom.api.lean.LeanMoves`, Flask for whatever the lean path hands
@@ -91,8 +91,11 @@ def read_request(requestline: str, rfile) -> dict | object | None:
     end = buffered.find(_HEADER_END)
     if end < 0:
         return None
+    block = buffered[:end]
+    if b"\x00" in block or block.count(b"\r") != block.count(b"\r\n"):  # a NUL or a bare CR
+        return None
     environ = {}
-    for line in buffered[:end].split(b"\r\n"):
+    for line in block.split(b"\r\n"):
         name, colon, value = line.partition(b":")
         key = HEADERS.get(name.lower())
         if not colon or key is None or key in environ:

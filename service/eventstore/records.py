@@ -29,7 +29,6 @@ from . import keys
 from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
-
 #: KEYS: the match's meta hash, its tokens hash (one slot); ARGV: ``seat:<n>``, the seat's
 #: JSON, the token's hash, n. Returns 1 if claimed, 0 if the seat was taken.
 CLAIM_LUA = """

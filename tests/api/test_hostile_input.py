@@ -315,3 +315,29 @@ def test_a_lone_surrogate_stored_before_the_fix_does_not_break_the_match_for_any
         assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
     # (the response is read with the standard library: the test client's get_json is the strict one)
     assert json.loads(api.get(f"/api/matches/{match_id}").get_data())["seats"][1]["name"] == "\ud800x"
+
+
+@pytest.mark.parametrize("key", ["a\x00b", "tab\tkey", "del\x7f", "é-latin", "ÿþ", "", "k" * 129])
+def test_an_idempotency_key_with_a_control_or_non_ascii_character_is_refused(api, expect_problem, key):
+    match_id, tokens = api.create()
+    seat = api.state(match_id)["active_seats"][0]
+    move = api.legal(match_id, tokens[seat])[0]
+    before = api.state(match_id)["version"]
+    refused = api.call(
+        "POST",
+        f"/api/matches/{match_id}/moves",
+        {"move": move},
+        token=tokens[seat],
+        headers={"Idempotency-Key": key},
+        validate=False,  # the header itself breaks the documented pattern
+    )
+    expect_problem(refused, 400, "bad-idempotency-key")
+    assert api.state(match_id)["version"] == before
+    kept = api.call(
+        "POST",
+        f"/api/matches/{match_id}/moves",
+        {"move": move},
+        token=tokens[seat],
+        headers={"Idempotency-Key": "a b~"},
+    )
+    assert kept.status_code == 201 and api.state(match_id)["version"] == before + 1

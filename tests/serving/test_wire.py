@@ -113,6 +113,8 @@ DECLINED = {
     "a space before the colon": (LINE, _swap(b"host", b"Host : x"), BODY),
     "a folded header line": (LINE, [*HEADERS, b" continued"], BODY),
     "a line without a colon": (LINE, [*HEADERS, b"nonsense"], BODY),
+    "a bare CR in a header": (LINE, [*HEADERS, b"Idempotency-Key: a\rb"], BODY),
+    "a NUL in a header": (LINE, [*HEADERS, b"Idempotency-Key: a\x00b"], BODY),
     "a body over the waited size still on its way": (
         LINE,
         _swap(b"content-length", b"Content-Length: %d" % (wire.BODY_WAITED + 1)),
