@@ -1,4 +1,4 @@
-"""The lean move path: ``POST /api/matches/{id}/moves`` answered below Flask.
+"""The lean path: ``POST /api/matches/{id}/moves`` and ``GET …/state`` answered below Flask.
 
 A move is the request a game server answers most. Through Flask it pays for a
 request context, URL routing, flask-smorest's and webargs' decorator layers
@@ -22,8 +22,15 @@ call. Anything unusual goes to Flask, which answers it as it always did:
   already read is handed to Flask, so malformed JSON (400), the body limits
   (400) and schema errors (422) come from exactly the code they came from.
 
-openapi.yaml still documents the endpoint through the Flask view in
-:mod:`gameroom.api.play`, which serves the requests handed on.
+The plain state read (``GET /api/matches/{id}/state`` with no query, no
+``If-None-Match`` and no ``Origin``: every client's first read of a match and
+each spectator's) is taken the same way: the caller found by the same rules
+(:func:`gameroom.api.auth.seat_of`, as the view's ``caller``), the state built
+by :func:`gameroom.api.presenters.state` and tagged by
+:func:`gameroom.api.play.state_tag`, exactly as the view does.
+
+openapi.yaml still documents both endpoints through the Flask views in
+:mod:`gameroom.api.play`, which serve the requests handed on.
 """
 
 from __future__ import annotations
@@ -39,12 +46,13 @@ from .. import jsoncodec
 from ..core.matches import MATCH_ID_PATTERN
 from ..errors import BadRequest, GameroomError
 from ..eventstore import UNAVAILABLE
-from . import bodies, problems
-from .auth import parse_bearer
-from .play import submit_move
+from . import bodies, presenters, problems
+from .auth import parse_bearer, seat_of
+from .play import state_tag, submit_move
 
 #: ``/api/matches/<id>/moves`` with an id of the shapes the server makes (others go to Flask).
 _MOVES = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/moves")
+_STATE = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/state")
 #: The query strings taken here, and the ``include`` that ``IncludeArgsSchema`` loads from each.
 _QUERIES = {"": None, "include=legal_moves": "legal_moves"}
 _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
@@ -61,7 +69,18 @@ class LeanMoves:
 
     def __call__(self, environ, start_response):
         query = environ.get("QUERY_STRING", "")
-        if environ.get("REQUEST_METHOD") != "POST" or "HTTP_ORIGIN" in environ or query not in _QUERIES:
+        method = environ.get("REQUEST_METHOD")
+        if (
+            method == "GET"
+            and not query
+            and "HTTP_ORIGIN" not in environ
+            and "HTTP_IF_NONE_MATCH" not in environ
+        ):
+            found = _STATE.fullmatch(environ.get("PATH_INFO", ""))
+            if found is not None and found.group(1) != "import":
+                match_id = found.group(1)
+                return self._answer(lambda: self._state(match_id, environ), environ, start_response)
+        if method != "POST" or "HTTP_ORIGIN" in environ or query not in _QUERIES:
             return self.wsgi_app(environ, start_response)
         found = _MOVES.fullmatch(environ.get("PATH_INFO", ""))
         if found is None or found.group(1) == "import":
@@ -80,8 +99,19 @@ class LeanMoves:
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
             return self.wsgi_app(environ, start_response)
+        match_id = found.group(1)
+        return self._answer(
+            lambda: ("201 CREATED", self._move(match_id, body, environ, _QUERIES[query]), []),
+            environ,
+            start_response,
+        )
+
+    @staticmethod
+    def _answer(make, environ, start_response):
+        """Answer with ``make()``'s ``(status, JSON body, more headers)``, or the problem that Flask's
+        error handlers would make of what it raised."""
         try:
-            payload = self._move(found.group(1), body, environ, _QUERIES[query])
+            status, payload, headers = make()
         except GameroomError as exc:
             return problems.from_gameroom(exc)(environ, start_response)
         except UNAVAILABLE as exc:
@@ -89,9 +119,17 @@ class LeanMoves:
         except Exception as exc:  # as Flask's handler of last resort: logged, 500
             return problems.from_unexpected(exc)(environ, start_response)
         start_response(
-            "201 CREATED", [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
+            status,
+            [("Content-Type", "application/json"), ("Content-Length", str(len(payload))), *headers],
         )
         return [payload]
+
+    def _state(self, match_id: str, environ) -> tuple[str, bytes, list]:
+        """The view's answer to a plain state read (see :class:`gameroom.api.play.State`)."""
+        loaded, seat = seat_of(self.matches, match_id, parse_bearer(environ.get("HTTP_AUTHORIZATION")))
+        tag = state_tag(loaded, seat, None)
+        payload = jsoncodec.dumps(presenters.state(self.matches, loaded, seat, None, past=False))
+        return "200 OK", payload, [("ETag", f'"{tag}"')]
 
     def _load(self, data: bytes) -> dict | None:
         """The move request as the schema loads it, or None for anything Flask must answer."""

@@ -39,6 +39,16 @@ def _digest(draft) -> str:
     return hashlib.sha256(jsoncodec.dumps([step["move"] for step in draft])).hexdigest()[:16]
 
 
+def state_tag(loaded, seat: int | None, include: str | None) -> str:
+    """The ETag (unquoted) of ``seat``'s state of ``loaded``.
+
+    One per (version, seat): seats see different views of one version; a seat's
+    own draft steps change its view alone (and only its own ETag tells which they are).
+    """
+    draft = f"-d{_digest(loaded.draft)}" if loaded.draft else ""
+    return f"v{loaded.version}-s{'x' if seat is None else seat}{draft}{'-l' if include else ''}"
+
+
 @blp.route("/<match_id>/state")
 class State(MethodView):
     @blp.operation("getState")
@@ -64,12 +74,7 @@ class State(MethodView):
             loaded = matches.load(match_id, args["version"])  # the log's: no draft
         elif seat != loaded_seat:
             loaded = matches.with_draft(loaded, None)  # another seat's view of a finished match
-        # One ETag per (version, seat): seats see different views of one version; a seat's
-        # own draft steps change its view alone (and only its own ETag tells which they are).
-        draft = f"-d{_digest(loaded.draft)}" if loaded.draft else ""
-        tag = (
-            f"v{loaded.version}-s{'x' if seat is None else seat}{draft}{'-l' if args.get('include') else ''}"
-        )
+        tag = state_tag(loaded, seat, args.get("include"))
         headers = {"ETag": f'"{tag}"'}
         if request.if_none_match.contains(tag):
             return "", 304, headers

@@ -156,3 +156,66 @@ def test_only_the_ordinary_move_shape_is_taken(app):
             None,
         )
     assert len(seen) == 8
+
+
+# -- the plain state read -------------------------------------------------------------
+
+
+@pytest.fixture
+def flask_state_calls(app, monkeypatch):
+    """How many requests reached the Flask view of GET .../state."""
+    calls = []
+    view = app.view_functions["play.State"]
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return view(*args, **kwargs)
+
+    monkeypatch.setitem(app.view_functions, "play.State", counting)
+    return calls
+
+
+def _read_state(client, match_id, auth, origin):
+    headers = {"Authorization": auth} if auth else {}
+    if origin:
+        headers["Origin"] = "http://elsewhere.example"
+    return client.get(f"/api/matches/{match_id}/state", headers=headers)
+
+
+def test_the_lean_path_answers_a_plain_state_read_as_flask_does(api, client, flask_state_calls):
+    match_id, tokens = api.create(seed="lean-state")
+    [seat] = api.state(match_id)["active_seats"]
+    api.move(match_id, tokens[seat], TAKE)
+    callers = {
+        "seat 0": f"Bearer {tokens[0]}",
+        "seat 1": f"Bearer {tokens[1]}",
+        "spectator": None,
+        "bad-token": "Bearer not-a-token",
+        "basic-scheme": "Basic abc",
+        "empty bearer": "Bearer ",
+    }
+    for what, auth in callers.items():
+        for where in (match_id, "no-such-match"):
+            before = len(flask_state_calls)
+            a = _read_state(client, where, auth, origin=False)
+            assert len(flask_state_calls) == before, f"{what}: the lean path should have answered"
+            b = _read_state(client, where, auth, origin=True)
+            assert len(flask_state_calls) == before + 1, what
+            assert (a.status_code, a.headers, a.get_data()) == (b.status_code, b.headers, b.get_data()), what
+    views = {what: _read_state(client, match_id, auth, False).get_json() for what, auth in callers.items()}
+    assert (
+        views["seat 0"]["seat"] == 0 and views["seat 1"]["seat"] == 1 and views["spectator"]["seat"] is None
+    )
+    assert views["bad-token"]["code"] == "bad-token" and views["seat 0"]["version"] == 2
+
+
+def test_a_conditional_or_queried_state_read_goes_to_flask(api, client, flask_state_calls):
+    match_id, tokens = api.create(seed="lean-state-flask")
+    first = client.get(f"/api/matches/{match_id}/state")
+    assert first.status_code == 200 and not flask_state_calls
+    again = client.get(f"/api/matches/{match_id}/state", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and len(flask_state_calls) == 1
+    past = client.get(f"/api/matches/{match_id}/state?version=1")
+    assert past.status_code == 200 and len(flask_state_calls) == 2
+    # "import" is no match id to the lean path: Flask answers whatever it makes of it
+    assert client.get("/api/matches/import/state").status_code == 404 and len(flask_state_calls) == 3
