@@ -1,4 +1,4 @@
-"""The lean path: ``POST /api/matches/{id}/moves`` and ``GET …/state`` answered below Flask.
+"""The lean path: a match's moves, seat claims and plain state reads answered below Flask.
 
 A move is the request a game server answers most. Through Flask it pays for a
 request context, URL routing, flask-smorest's and webargs' decorator layers
@@ -29,8 +29,15 @@ each spectator's) is taken the same way: the caller found by the same rules
 by :func:`gameroom.api.presenters.state` and tagged by
 :func:`gameroom.api.play.state_tag`, exactly as the view does.
 
-openapi.yaml still documents both endpoints through the Flask views in
-:mod:`gameroom.api.play`, which serve the requests handed on.
+A seat claim (``POST /api/matches/{id}/seats/{n}``, no query) likewise: its
+body loaded with the view's ``ClaimSeatSchema`` (anything it refuses goes to
+Flask), the claim made by the view's own function
+(:func:`gameroom.api.matches.claim_response`) and dumped with its response
+schema, ``SeatTokenSchema``, as flask-smorest dumps it.
+
+openapi.yaml still documents these endpoints through the Flask views in
+:mod:`gameroom.api.play` and :mod:`gameroom.api.matches`, which serve the
+requests handed on.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ import re
 
 from marshmallow import ValidationError
 
-from gameroom.schemas import MoveRequestSchema
+from gameroom.schemas import ClaimSeatSchema, MoveRequestSchema, SeatTokenSchema
 
 from .. import jsoncodec
 from ..core.matches import MATCH_ID_PATTERN
@@ -48,41 +55,51 @@ from ..errors import BadRequest, GameroomError
 from ..eventstore import UNAVAILABLE
 from . import bodies, presenters, problems
 from .auth import parse_bearer, seat_of
+from .matches import claim_response
 from .play import state_tag, submit_move
 
 #: ``/api/matches/<id>/moves`` with an id of the shapes the server makes (others go to Flask).
 _MOVES = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/moves")
 _STATE = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/state")
+#: A seat claim, with the seat as Flask's int converter writes it back (no sign, no leading zero).
+_SEATS = re.compile(rf"/api/matches/({MATCH_ID_PATTERN})/seats/(0|[1-9][0-9]?)")
 #: The query strings taken here, and the ``include`` that ``IncludeArgsSchema`` loads from each.
 _QUERIES = {"": None, "include=legal_moves": "legal_moves"}
 _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
 
 
 class LeanMoves:
-    """WSGI middleware: ``app.wsgi_app = LeanMoves(app.wsgi_app, matches, max_body)``."""
+    """WSGI middleware: ``app.wsgi_app = LeanMoves(app.wsgi_app, matches, max_body, vary_origin)``.
 
-    def __init__(self, wsgi_app, matches, max_body: int):
+    ``vary_origin``: CORS origins are configured, so Flask adds ``Vary: Origin`` to every
+    response (:mod:`gameroom.api.cors`); the answers made here carry it too.
+    """
+
+    def __init__(self, wsgi_app, matches, max_body: int, vary_origin: bool = False):
         self.wsgi_app = wsgi_app
         self.matches = matches
         self.max_body = max_body
+        self.vary_origin = vary_origin
         self.schema = MoveRequestSchema()
+        self.claim_schema = ClaimSeatSchema()
+        self.claimed_schema = SeatTokenSchema()
 
     def __call__(self, environ, start_response):
         query = environ.get("QUERY_STRING", "")
         method = environ.get("REQUEST_METHOD")
-        if (
-            method == "GET"
-            and not query
-            and "HTTP_ORIGIN" not in environ
-            and "HTTP_IF_NONE_MATCH" not in environ
-        ):
-            found = _STATE.fullmatch(environ.get("PATH_INFO", ""))
+        path = environ.get("PATH_INFO", "")
+        if "HTTP_ORIGIN" in environ:
+            return self.wsgi_app(environ, start_response)
+        if method == "GET" and not query and "HTTP_IF_NONE_MATCH" not in environ:
+            found = _STATE.fullmatch(path)
             if found is not None and found.group(1) != "import":
                 match_id = found.group(1)
                 return self._answer(lambda: self._state(match_id, environ), environ, start_response)
-        if method != "POST" or "HTTP_ORIGIN" in environ or query not in _QUERIES:
+        if method != "POST" or query not in _QUERIES:
             return self.wsgi_app(environ, start_response)
-        found = _MOVES.fullmatch(environ.get("PATH_INFO", ""))
+        move = _MOVES.fullmatch(path)
+        claim = None if move is not None or query else _SEATS.fullmatch(path)
+        found = move or claim
         if found is None or found.group(1) == "import":
             return self.wsgi_app(environ, start_response)
         length = environ.get("CONTENT_LENGTH")
@@ -94,22 +111,26 @@ class LeanMoves:
         ):
             return self.wsgi_app(environ, start_response)
         data = environ["wsgi.input"].read(int(length))
-        body = self._load(data)
+        body = self._load(data, self.schema if move is not None else self.claim_schema)
         if body is None:  # Flask answers it, from the same bytes
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
             return self.wsgi_app(environ, start_response)
         match_id = found.group(1)
+        if claim is not None:
+            seat = int(claim.group(2))
+            return self._answer(lambda: self._claim(match_id, seat, body), environ, start_response)
         return self._answer(
             lambda: ("201 CREATED", self._move(match_id, body, environ, _QUERIES[query]), []),
             environ,
             start_response,
         )
 
-    @staticmethod
-    def _answer(make, environ, start_response):
+    def _answer(self, make, environ, start_response):
         """Answer with ``make()``'s ``(status, JSON body, more headers)``, or the problem that Flask's
         error handlers would make of what it raised."""
+        if self.vary_origin:
+            start_response = _with_vary_origin(start_response)
         try:
             status, payload, headers = make()
         except GameroomError as exc:
@@ -124,18 +145,12 @@ class LeanMoves:
         )
         return [payload]
 
-    def _state(self, match_id: str, environ) -> tuple[str, bytes, list]:
-        """The view's answer to a plain state read (see :class:`gameroom.api.play.State`)."""
-        loaded, seat = seat_of(self.matches, match_id, parse_bearer(environ.get("HTTP_AUTHORIZATION")))
-        tag = state_tag(loaded, seat, None)
-        payload = jsoncodec.dumps(presenters.state(self.matches, loaded, seat, None, past=False))
-        return "200 OK", payload, [("ETag", f'"{tag}"')]
-
-    def _load(self, data: bytes) -> dict | None:
-        """The move request as the schema loads it, or None for anything Flask must answer."""
+    @staticmethod
+    def _load(data: bytes, schema) -> dict | None:
+        """The request body as ``schema`` loads it, or None for anything Flask must answer."""
         try:
             raw = bodies.loads(data)  # the API's limits on any JSON body
-            return self.schema.load(raw) if isinstance(raw, dict) else None
+            return schema.load(raw) if isinstance(raw, dict) else None
         except (ValueError, BadRequest, ValidationError):  # ValueError: not JSON
             return None
 
@@ -144,3 +159,23 @@ class LeanMoves:
         return jsoncodec.dumps(
             submit_move(self.matches, match_id, body, token, environ.get("HTTP_IDEMPOTENCY_KEY"), include)
         )
+
+    def _state(self, match_id: str, environ) -> tuple[str, bytes, list]:
+        """The view's answer to a plain state read (see :class:`gameroom.api.play.State`)."""
+        loaded, seat = seat_of(self.matches, match_id, parse_bearer(environ.get("HTTP_AUTHORIZATION")))
+        tag = state_tag(loaded, seat, None)
+        payload = jsoncodec.dumps(presenters.state(self.matches, loaded, seat, None, past=False))
+        return "200 OK", payload, [("ETag", f'"{tag}"')]
+
+    def _claim(self, match_id: str, seat: int, body: dict) -> tuple[str, bytes, list]:
+        """The view's answer to a seat claim (see :class:`gameroom.api.matches.SeatClaim`), dumped
+        with its response schema as flask-smorest dumps it (and Flask's newline after JSON)."""
+        claimed = claim_response(self.matches, match_id, seat, body)
+        return "201 CREATED", jsoncodec.dumps(self.claimed_schema.dump(claimed)) + b"\n", []
+
+
+def _with_vary_origin(start_response):
+    def starting(status, headers, exc_info=None):
+        return start_response(status, [*headers, ("Vary", "Origin")], exc_info)
+
+    return starting

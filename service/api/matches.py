@@ -123,6 +123,11 @@ class SeatClaim(MethodView):
     @blp.alt_response(409, **PROBLEM, description="seat-taken")
     def post(self, body, match_id, seat):
         """Claim an open seat; returns that seat's token (shown only once)."""
-        matches = _matches()
-        loaded, token = matches.claim_seat(match_id, seat, body["name"])
-        return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}
+        return claim_response(_matches(), match_id, seat, body)
+
+
+def claim_response(matches, match_id: str, seat: int, body: dict) -> dict:
+    """Claim ``seat`` for ``body["name"]``: the response before its schema's dump (also called
+    by :mod:`gameroom.api.lean`)."""
+    loaded, token = matches.claim_seat(match_id, seat, body["name"])
+    return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}

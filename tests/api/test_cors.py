@@ -52,3 +52,35 @@ def test_a_configured_origin_reads_responses_and_errors_others_do_not(cors_clien
     assert "Access-Control-Allow-Origin" not in stranger.headers
     refused = cors_client.options("/api/matches", headers={"Origin": "https://evil.example", **PREFLIGHT})
     expect_problem(refused, 403, "origin-not-allowed")
+
+
+def test_with_origins_configured_the_lean_paths_answers_vary_by_origin_as_flasks_do(cors_client):
+    """A response without an Origin must still say it varies by Origin (a cache could otherwise hand
+    it to a page of an allowed origin, without its CORS headers): the lean paths as Flask's."""
+    created = cors_client.post("/api/matches", json={"game": "nim", "seats": [None, None], "seed": "vary"})
+    match_id = created.get_json()["match"]["id"]
+    assert created.headers["Vary"] == "Origin"
+    stranger = {"Origin": "https://evil.example"}  # not allowed: Flask adds Vary alone
+    answers = []
+    for headers in ({}, stranger):
+        claim = cors_client.post(
+            f"/api/matches/{match_id}/seats/{len(answers)}", json={"name": "x"}, headers=headers
+        )
+        token = claim.get_json()["token"]
+        state = cors_client.get(
+            f"/api/matches/{match_id}/state", headers={"Authorization": f"Bearer {token}", **headers}
+        )
+        refused = cors_client.post(
+            f"/api/matches/{match_id}/moves",
+            json={"move": {"type": "take"}},
+            headers={"Authorization": "Bearer x", **headers},
+        )
+        nobody = cors_client.get("/api/matches/no-such-match/state", headers=headers)
+        answers.append(
+            [
+                (r.status_code, r.headers.get("Vary"), r.headers.get("Access-Control-Allow-Origin"))
+                for r in (claim, state, refused, nobody)
+            ]
+        )
+    assert answers[0] == answers[1]
+    assert [vary for _, vary, _ in answers[0]] == ["Origin"] * 4

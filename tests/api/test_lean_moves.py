@@ -219,3 +219,106 @@ def test_a_conditional_or_queried_state_read_goes_to_flask(api, client, flask_st
     assert past.status_code == 200 and len(flask_state_calls) == 2
     # "import" is no match id to the lean path: Flask answers whatever it makes of it
     assert client.get("/api/matches/import/state").status_code == 404 and len(flask_state_calls) == 3
+
+
+# -- seat claims ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def flask_claim_calls(app, monkeypatch):
+    """How many requests reached the Flask view of POST .../seats/<n>."""
+    calls = []
+    view = app.view_functions["matches.SeatClaim"]
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return view(*args, **kwargs)
+
+    monkeypatch.setitem(app.view_functions, "matches.SeatClaim", counting)
+    return calls
+
+
+def _claim(client, match_id, seat, body, origin):
+    headers = {"Origin": "http://elsewhere.example"} if origin else {}
+    path = f"/api/matches/{match_id}/seats/{seat}"
+    if isinstance(body, bytes):
+        return client.post(path, data=body, content_type="application/json", headers=headers)
+    return client.post(path, json=body, headers=headers)
+
+
+def _named(response, names):
+    data = response.get_data()
+    for secret, name in names.items():
+        data = data.replace(secret.encode(), name.encode())
+    return response.status_code, response.headers, data
+
+
+def test_the_lean_path_answers_seat_claims_as_flask_does(api, client, flask_claim_calls):
+    lean_id, _ = api.create(seats=[None, None], seed="lean-claim")
+    flask_id, _ = api.create(seats=[None, None], seed="lean-claim")
+    attempts = [
+        ("claim seat 0", 0, {"name": "Ana"}, True),
+        ("seat taken", 0, {"name": "Bo"}, True),
+        ("no such seat", 5, {"name": "Bo"}, True),
+        ("claim seat 1, the match starts", 1, {"name": "Zoë 🚀"}, True),
+        ("unknown match", 0, {"name": "Cy"}, True),
+        ("schema refuses: no name", 0, {}, False),
+        ("schema refuses: unknown field", 0, {"name": "Cy", "x": 1}, False),
+        ("malformed JSON", 0, b"{nope", False),
+    ]
+    for what, seat, body, lean_answers in attempts:
+        before = len(flask_claim_calls)
+        target = ("no-such-match", "no-such-match") if what == "unknown match" else (lean_id, flask_id)
+        a = _claim(client, target[0], seat, body, origin=False)
+        taken_by_lean = len(flask_claim_calls) == before
+        b = _claim(client, target[1], seat, body, origin=True)
+        names = {lean_id: "ID"}
+        if a.status_code == 201:
+            names[a.get_json()["token"]] = "TOKEN"
+            names[str(a.get_json()["match"]["created"])] = "CREATED"
+        other = {flask_id: "ID"}
+        if b.status_code == 201:
+            other[b.get_json()["token"]] = "TOKEN"
+            other[str(b.get_json()["match"]["created"])] = "CREATED"
+        assert _named(a, names)[0::2] == _named(b, other)[0::2], what
+        # the same headers; the length may differ with the creation time's digits, so it is checked
+        assert [h for h in a.headers if h[0] != "Content-Length"] == [
+            h for h in b.headers if h[0] != "Content-Length"
+        ]
+        assert int(a.headers["Content-Length"]) == len(a.get_data()), what
+        assert taken_by_lean == lean_answers, what
+    lean, flask = (
+        api.get(f"/api/matches/{lean_id}").get_json(),
+        api.get(f"/api/matches/{flask_id}").get_json(),
+    )
+    assert [s["name"] for s in lean["seats"]] == [s["name"] for s in flask["seats"]] == ["Ana", "Zoë 🚀"]
+    assert lean["status"] == flask["status"] == "active"
+
+
+def test_a_claimed_token_from_the_lean_path_plays(api, client):
+    match_id, _ = api.create(seats=[None, None])
+    tokens = {
+        seat: _claim(client, match_id, seat, {"name": f"p{seat}"}, False).get_json()["token"]
+        for seat in (0, 1)
+    }
+    [seat] = api.state(match_id)["active_seats"]
+    assert api.move(match_id, tokens[seat], TAKE).status_code == 201
+
+
+@pytest.mark.parametrize("seat", ["00", "01", "+1", "1.0", "999", "-1"])
+def test_a_seat_written_otherwise_is_answered_as_flask_answers_it(api, client, flask_claim_calls, seat):
+    """Only ``0`` and ``1``–``99`` as Flask's int converter writes them are taken; Flask answers the rest."""
+    lean_id, _ = api.create(seats=[None, None], seed="odd-seat")
+    flask_id, _ = api.create(seats=[None, None], seed="odd-seat")
+    a = client.post(f"/api/matches/{lean_id}/seats/{seat}", json={"name": "x"})
+    b = client.post(
+        f"/api/matches/{flask_id}/seats/{seat}",
+        json={"name": "x"},
+        headers={"Origin": "http://elsewhere.example"},
+    )
+    assert a.status_code == b.status_code and a.status_code != 500
+    assert (a.get_json() or {}).get("code") == (b.get_json() or {}).get("code")
+    assert (
+        api.get(f"/api/matches/{lean_id}").get_json()["seats"]
+        == api.get(f"/api/matches/{flask_id}").get_json()["seats"]
+    )
