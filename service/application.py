@@ -126,6 +126,9 @@ class Matches:
         # all filled (claims are final) and the seat of a valid token.
         self._records = LRU(4096)
         self._seats = LRU(16384)
+        # The record of a match seen with open seats: what a claim checks of it (the seat count,
+        # reserved and AI seats) is fixed at creation; who holds a seat the claim's script decides.
+        self._claimable = LRU(4096)
 
     @property
     def seeding(self) -> Seeding:
@@ -225,11 +228,13 @@ class Matches:
         self._cache.put(record.id, loaded.folded)
         if record.full:
             self._records.put(record.id, record)
+        else:
+            self._claimable.put(record.id, record)
         for seat, token in tokens.items():
             self._seats.put((record.id, hash_token(token)), seat)
 
     def claim_seat(self, match_id: str, seat: int, name: str) -> tuple[Loaded, str]:
-        record = self.record(match_id)
+        record = self._records.get(match_id) or self._claimable.get(match_id) or self.record(match_id)
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
         if seat in record.settings.get("reserved", ()):
@@ -239,8 +244,13 @@ class Matches:
         token = new_token()
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.note_ai_pending(match_id)
-        if not self.records.claim(match_id, seat, name, token):
+        claimed = self.records.claim(match_id, seat, name, token)
+        if claimed is None:  # gone since this process saw it (only a flushed Redis does that)
+            self._claimable.forget(match_id)
+            raise NotFound(f"No match {match_id}.", code="unknown-match")
+        if not claimed:
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
+        self._seats.put((match_id, hash_token(token)), seat)
         log.info("match %s: seat %d claimed", match_id, seat)
         return self.seat_claimed(match_id), token
 
@@ -359,6 +369,8 @@ class Matches:
                 record = found
                 if record.full:
                     self._records.put(match_id, record)
+                else:
+                    self._claimable.put(match_id, record)
             if need_seat:
                 seat = found_seat
                 if seat is not None:

@@ -1,7 +1,8 @@
 """The small in-process caches of :class:`gameroom.application.Matches`.
 
 :class:`LRU` keeps what never changes once known (the record of a match
-whose seats are all filled, the seat of a valid token); :class:`FoldCache`
+whose seats are all filled, the seat of a valid token, what a claim checks of a
+match with open seats); :class:`FoldCache`
 keeps recent folds, so a load folds only the entries it has not seen.
 """
 
@@ -35,6 +36,10 @@ class LRU:
                 self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def forget(self, key) -> None:
+        with self._lock:
+            self._items.pop(key, None)
 
     def _keeps(self, key, value) -> bool:
         """Whether ``put`` stores ``value`` (called under the lock)."""

@@ -4,6 +4,7 @@ import threading
 
 import pytest
 
+from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.errors import GameroomError
 from gameroom.lifecycle import Lifecycle
@@ -172,3 +173,26 @@ def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
     outcome, entry = History(plain_matches).undo(match_id, stayer, steps=2)
     assert outcome == "applied" and entry["kind"] == "undo"
     assert plain_matches.load(match_id).folded.state["piles"] == [8, 9]
+
+
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_processes_that_cached_a_match_with_open_seats_claim_each_seat_once(redis_client, registry, round_):
+    """Each process keeps what a claim checks of a match with open seats (so a claim skips that
+    read); who gets a seat is still decided once, in Redis: racing claims from two processes that
+    both know the match give each seat to exactly one of them."""
+    a, b = matches_on(redis_client, registry), matches_on(redis_client, registry)
+    loaded, _ = a.create("nim", [None, None])
+    match_id = loaded.record.id
+    b.load(match_id)  # b has seen it too, with both seats open
+    results = _race(
+        *(lambda m=m, s=s: m.claim_seat(match_id, s, f"{id(m)}-{s}") for m in (a, b) for s in (0, 1))
+    )
+    won = [r for r in results if not isinstance(r, GameroomError)]
+    lost = [r for r in results if isinstance(r, GameroomError)]
+    assert len(won) == 2 and [e.code for e in lost] == ["seat-taken", "seat-taken"]
+    record = a.record(match_id)
+    assert record.full
+    # each winner's token plays the seat it won, in either process
+    assert {b.open(match_id, token)[1] for _, token in won} == {0, 1}
+    assert {a.open(match_id, token)[1] for _, token in won} == {0, 1}
+    assert a.load(match_id).record.seats == b.load(match_id).record.seats == record.seats

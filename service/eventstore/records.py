@@ -30,8 +30,9 @@ from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 #: KEYS: the match's meta hash, its tokens hash (one slot); ARGV: ``seat:<n>``, the seat's
-#: JSON, the token's hash, n. Returns 1 if claimed, 0 if the seat was taken.
+#: JSON, the token's hash, n. Returns 1 if claimed, 0 if the seat was taken, -1 if no such match.
 CLAIM_LUA = """
+if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return -1 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 return 1
@@ -178,13 +179,14 @@ class MatchRecords:
             settings=static.get("settings") or {},
         )
 
-    def claim(self, match_id: str, seat: int, name: str, token: str) -> bool:
-        """Claim an open seat and store its token's hash, at once; False if someone else holds it."""
+    def claim(self, match_id: str, seat: int, name: str, token: str) -> bool | None:
+        """Claim an open seat and store its token's hash, at once; False if someone else holds it,
+        None if there is no such match (nothing is written then)."""
         claimed = self._claim(
             keys=[keys.meta(match_id), keys.tokens(match_id)],
             args=[f"seat:{seat}", json.dumps({"name": name, "ai": None}), hash_token(token), seat],
         )
-        return bool(claimed)
+        return None if claimed == -1 else bool(claimed)
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:
         """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""

@@ -27,7 +27,7 @@ import pytest
 
 from ..core.matches import MatchRecord, Seat, hash_token
 from ..errors import VersionConflict
-from ..eventstore import EventStore
+from ..eventstore import EventStore, keys
 from ..eventstore.drafts import Draft, DraftFlush
 from ..eventstore.records import MatchRecords
 
@@ -364,6 +364,13 @@ class EventStoreContract:
         assert [records.seat_of("m", hash_token(f"token-{i}")) for i in range(8) if i != won[0]] == [None] * 7
         assert records.claim("m", 0, "late", "t") is False
         assert records.seat_of("m", hash_token("t")) is None
+
+    def test_a_claim_in_a_match_that_does_not_exist_writes_nothing(self, records):
+        assert records.claim("ghost", 0, "Ana", "tok") is None
+        assert records.get("ghost") is None
+        assert records.redis.exists(keys.meta("ghost"), keys.tokens("ghost")) == 0  # no stray keys
+        assert records.seat_of("ghost", hash_token("tok")) is None
+        assert records.list() == []
 
     def test_the_lobby_lists_match_ids_newest_first_in_pages(self, records):
         for n, created in enumerate([5.0, 1.0, 3.0, 4.0, 2.0]):
