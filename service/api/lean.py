@@ -35,6 +35,9 @@ Flask), the claim made by the view's own function
 (:func:`gameroom.api.matches.claim_response`) and dumped with its response
 schema, ``SeatTokenSchema``, as flask-smorest dumps it.
 
+A creation (``POST /api/matches``, no query) too: the view's
+``MatchCreateSchema`` and :func:`gameroom.api.matches.create_response`.
+
 openapi.yaml still documents these endpoints through the Flask views in
 :mod:`gameroom.api.play` and :mod:`gameroom.api.matches`, which serve the
 requests handed on.
@@ -47,7 +50,7 @@ import re
 
 from marshmallow import ValidationError
 
-from gameroom.schemas import ClaimSeatSchema, MoveRequestSchema, SeatTokenSchema
+from gameroom.schemas import ClaimSeatSchema, MatchCreateSchema, MoveRequestSchema, SeatTokenSchema
 
 from .. import jsoncodec
 from ..core.matches import MATCH_ID_PATTERN
@@ -55,7 +58,7 @@ from ..errors import BadRequest, GameroomError
 from ..eventstore import UNAVAILABLE
 from . import bodies, presenters, problems
 from .auth import parse_bearer, seat_of
-from .matches import claim_response
+from .matches import claim_response, create_response
 from .play import state_tag, submit_move
 
 #: ``/api/matches/<id>/moves`` with an id of the shapes the server makes (others go to Flask).
@@ -75,14 +78,16 @@ class LeanMoves:
     response (:mod:`gameroom.api.cors`); the answers made here carry it too.
     """
 
-    def __init__(self, wsgi_app, matches, max_body: int, vary_origin: bool = False):
+    def __init__(self, wsgi_app, matches, max_body: int, vary_origin: bool = False, lifecycle=None):
         self.wsgi_app = wsgi_app
         self.matches = matches
         self.max_body = max_body
         self.vary_origin = vary_origin
+        self.lifecycle = lifecycle  # None: creation is left to Flask
         self.schema = MoveRequestSchema()
         self.claim_schema = ClaimSeatSchema()
         self.claimed_schema = SeatTokenSchema()
+        self.create_schema = MatchCreateSchema()
 
     def __call__(self, environ, start_response):
         query = environ.get("QUERY_STRING", "")
@@ -97,10 +102,11 @@ class LeanMoves:
                 return self._answer(lambda: self._state(match_id, environ), environ, start_response)
         if method != "POST" or query not in _QUERIES:
             return self.wsgi_app(environ, start_response)
-        move = _MOVES.fullmatch(path)
-        claim = None if move is not None or query else _SEATS.fullmatch(path)
+        create = not query and path == "/api/matches" and self.lifecycle is not None
+        move = None if create else _MOVES.fullmatch(path)
+        claim = None if create or move is not None or query else _SEATS.fullmatch(path)
         found = move or claim
-        if found is None or found.group(1) == "import":
+        if not create and (found is None or found.group(1) == "import"):
             return self.wsgi_app(environ, start_response)
         length = environ.get("CONTENT_LENGTH")
         if (
@@ -111,11 +117,15 @@ class LeanMoves:
         ):
             return self.wsgi_app(environ, start_response)
         data = environ["wsgi.input"].read(int(length))
-        body = self._load(data, self.schema if move is not None else self.claim_schema)
+        schema = self.create_schema if create else self.schema if move is not None else self.claim_schema
+        body = self._load(data, schema)
         if body is None:  # Flask answers it, from the same bytes
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
             return self.wsgi_app(environ, start_response)
+        if create:
+            return self._answer(lambda: self._create(body, environ), environ, start_response)
+        assert found is not None
         match_id = found.group(1)
         if claim is not None:
             seat = int(claim.group(2))
@@ -166,6 +176,15 @@ class LeanMoves:
         tag = state_tag(loaded, seat, None)
         payload = jsoncodec.dumps(presenters.state(self.matches, loaded, seat, None, past=False))
         return "200 OK", payload, [("ETag", f'"{tag}"')]
+
+    def _create(self, body: dict, environ) -> tuple[str, bytes, list]:
+        """The view's answer to a creation (see :class:`gameroom.api.matches.MatchCollection`);
+        the match's URL made as Flask's ``url_for`` makes it (the app's mount point, then the path)."""
+        root = environ.get("SCRIPT_NAME", "")
+        payload, headers = create_response(
+            self.matches, self.lifecycle, body, lambda match_id: f"{root}/api/matches/{match_id}"
+        )
+        return "201 CREATED", jsoncodec.dumps(payload), list(headers.items())
 
     def _claim(self, match_id: str, seat: int, body: dict) -> tuple[str, bytes, list]:
         """The view's answer to a seat claim (see :class:`gameroom.api.matches.SeatClaim`), dumped

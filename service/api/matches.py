@@ -51,28 +51,13 @@ class MatchCollection(MethodView):
     def post(self, body):
         """Create a match. Returns one secret token per human seat it filled, and the opening state
         as a spectator sees it."""
-        matches = _matches()
-        settings = current_app.extensions["gameroom_lifecycle"].settings(body)
-        admin = new_token()
-        loaded, tokens = matches.create(
-            body["game"],
-            body["seats"],
-            body["options"],
-            body["seed"],
-            settings=settings,
-            admin_hash=hash_token(admin),
+        payload, headers = create_response(
+            _matches(),
+            current_app.extensions["gameroom_lifecycle"],
+            body,
+            lambda match_id: url_for("matches.MatchResource", match_id=match_id),
         )
-        headers = {"Location": url_for("matches.MatchResource", match_id=loaded.record.id)}
-        return presenters.json_response(
-            {
-                "match": presenters.summary(matches, loaded),
-                "tokens": {str(k): v for k, v in tokens.items()},
-                "admin_token": admin,
-                "state": presenters.state(matches, loaded, None),
-            },
-            201,
-            headers,
-        )
+        return presenters.json_response(payload, 201, headers)
 
     @blp.operation("listMatches")
     @blp.arguments(MatchListArgsSchema(), location="query")
@@ -124,6 +109,28 @@ class SeatClaim(MethodView):
     def post(self, body, match_id, seat):
         """Claim an open seat; returns that seat's token (shown only once)."""
         return claim_response(_matches(), match_id, seat, body)
+
+
+def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dict]:
+    """Create the match ``body`` asks for: the response's body and headers (also called by
+    :mod:`gameroom.api.lean`). ``location``: the URL of a match, given its id."""
+    settings = lifecycle.settings(body)
+    admin = new_token()
+    loaded, tokens = matches.create(
+        body["game"],
+        body["seats"],
+        body["options"],
+        body["seed"],
+        settings=settings,
+        admin_hash=hash_token(admin),
+    )
+    payload = {
+        "match": presenters.summary(matches, loaded),
+        "tokens": {str(k): v for k, v in tokens.items()},
+        "admin_token": admin,
+        "state": presenters.state(matches, loaded, None),
+    }
+    return payload, {"Location": location(loaded.record.id)}
 
 
 def claim_response(matches, match_id: str, seat: int, body: dict) -> dict:

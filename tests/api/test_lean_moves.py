@@ -1,10 +1,13 @@
-"""The lean move path (gameroom.api.lean) answers exactly as the Flask view does.
+"""The lean path (gameroom.api.lean) answers exactly as the Flask views do: moves, plain state
+reads, seat claims and creation.
 
 Two matches with the same seed are played with the same requests: one
 through the lean path, one through Flask (an ``Origin`` header sends a
 request to Flask; with no CORS origins configured it changes nothing else).
 Every status, header and body must be the same, up to the match id.
 """
+
+import json
 
 import pytest
 
@@ -322,3 +325,78 @@ def test_a_seat_written_otherwise_is_answered_as_flask_answers_it(api, client, f
         api.get(f"/api/matches/{lean_id}").get_json()["seats"]
         == api.get(f"/api/matches/{flask_id}").get_json()["seats"]
     )
+
+
+# -- creation ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def flask_create_calls(app, monkeypatch):
+    """How many requests reached the Flask view of POST /api/matches (and GET, the lobby)."""
+    calls = []
+    view = app.view_functions["matches.MatchCollection"]
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return view(*args, **kwargs)
+
+    monkeypatch.setitem(app.view_functions, "matches.MatchCollection", counting)
+    return calls
+
+
+def _created_named(response):
+    """(status, headers but the length, body) with the new match's secrets and times named."""
+    data = response.get_data()
+    if response.status_code == 201:
+        created = response.get_json()
+        names = {created["match"]["id"]: "ID", created["admin_token"]: "ADMIN"}
+        names |= {token: f"TOKEN{seat}" for seat, token in created["tokens"].items()}
+        names[json.dumps(created["match"]["created"])] = "CREATED"
+        for secret, name in names.items():
+            data = data.replace(secret.encode(), name.encode())
+    headers = sorted(
+        (k, v.rsplit("/", 1)[0] if k == "Location" else v)
+        for k, v in response.headers
+        if k != "Content-Length"
+    )
+    return response.status_code, headers, data
+
+
+CREATIONS = {
+    "two named seats": {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}], "seed": "s"},
+    "open seats": {"game": "nim", "seats": [None, None], "seed": "s"},
+    "an AI seat": {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "random"}], "seed": "s"},
+    "options": {"game": "nim", "seats": [None, None], "options": {"piles": [1, 2]}, "seed": "s"},
+    "unlisted, hidden names": {
+        "game": "nim",
+        "seats": [None, None],
+        "unlisted": True,
+        "hide_names": True,
+        "seed": "s",
+    },
+    "unknown game": {"game": "chess", "seats": [None, None]},
+    "bad seat count": {"game": "nim", "seats": [None]},
+    "bad options": {"game": "nim", "seats": [None, None], "options": {"piles": "many"}},
+    "unknown AI level": {"game": "nim", "seats": [None, {"name": "Bot", "ai": "godlike"}]},
+    "timeout without clock": {"game": "nim", "seats": [None, None], "timeout": {"level": "random"}},
+    "schema refuses: a seat without a name": {"game": "nim", "seats": [None, {"ai": "random"}]},
+    "schema refuses: no game": {"seats": [None, None]},
+    "schema refuses: unknown field": {"game": "nim", "seats": [None, None], "x": 1},
+}
+
+
+@pytest.mark.parametrize("what", CREATIONS)
+def test_the_lean_path_creates_matches_as_flask_does(api, client, flask_create_calls, what):
+    body = CREATIONS[what]
+    a = client.post("/api/matches", json=body)
+    lean_answered = not flask_create_calls
+    b = client.post("/api/matches", json=body, headers={"Origin": "http://elsewhere.example"})
+    assert len(flask_create_calls) == (1 if lean_answered else 2)
+    assert lean_answered == (not what.startswith("schema refuses")), what
+    assert _created_named(a) == _created_named(b), what
+    assert a.status_code != 500
+    if a.status_code == 201:
+        assert int(a.headers["Content-Length"]) == len(a.get_data())
+        assert a.headers["Location"] == f"/api/matches/{a.get_json()['match']['id']}"
+        match_id = a.get_json()["match"]["id"]
+        assert api.get(f"/api/matches/{match_id}").get_json()["seats"] == a.get_json()["match"]["seats"]
