@@ -1,11 +1,12 @@
-"""The lean path: a match's moves, seat claims and plain state reads answered below Flask.
+"""The lean path: a match's moves, plain state reads, seat claims and creation answered below Flask.
 
-A move is the request a game server answers most. Through Flask it pays for a
-request context, URL routing, flask-smorest's and webargs' decorator layers
+A move is the request a game server answers most, and a new match's creation,
+claims and first state reads come with every game. Through Flask each pays for
+a request context, URL routing, flask-smorest's and webargs' decorator layers
 and the response object, which together cost more than the move itself (rules,
 redaction, the Redis append). This WSGI middleware (Flask's documented way to
-wrap ``app.wsgi_app``) answers the ordinary move request itself and hands
-every other request to Flask unchanged.
+wrap ``app.wsgi_app``) answers these ordinary requests itself and hands every
+other request to Flask unchanged.
 
 It is the same endpoint, not a second one: the body is loaded with the same
 ``MoveRequestSchema``, the caller found with the same rules
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Any
 
 from marshmallow import ValidationError
 
@@ -72,7 +74,8 @@ _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
 
 
 class LeanMoves:
-    """WSGI middleware: ``app.wsgi_app = LeanMoves(app.wsgi_app, matches, max_body, vary_origin)``.
+    """WSGI middleware: ``app.wsgi_app = LeanMoves(app.wsgi_app, matches, max_body, vary_origin,
+    lifecycle)`` (the name is from when moves were all it took).
 
     ``vary_origin``: CORS origins are configured, so Flask adds ``Vary: Origin`` to every
     response (:mod:`gameroom.api.cors`); the answers made here carry it too.
@@ -84,30 +87,59 @@ class LeanMoves:
         self.max_body = max_body
         self.vary_origin = vary_origin
         self.lifecycle = lifecycle  # None: creation is left to Flask
-        self.schema = MoveRequestSchema()
-        self.claim_schema = ClaimSeatSchema()
+        #: The body schema of each request kind with a body (the Flask views' own).
+        self._schemas = {
+            "move": MoveRequestSchema(),
+            "claim": ClaimSeatSchema(),
+            "create": MatchCreateSchema(),
+        }
         self.claimed_schema = SeatTokenSchema()
-        self.create_schema = MatchCreateSchema()
 
     def __call__(self, environ, start_response):
+        route = self._route(environ)
+        if route is None:
+            return self.wsgi_app(environ, start_response)
+        kind, match_id, arg = route
+        if kind == "state":
+            return self._answer(lambda: self._state(match_id, environ), environ, start_response)
+        body = self._body(environ, self._schemas[kind])
+        if body is None:  # Flask answers it (from the same bytes, if they were read)
+            return self.wsgi_app(environ, start_response)
+        if kind == "create":
+            make = lambda: self._create(body, environ)  # noqa: E731
+        elif kind == "claim":
+            make = lambda: self._claim(match_id, arg, body)  # noqa: E731
+        else:
+            make = lambda: ("201 CREATED", self._move(match_id, body, environ, arg), [])  # noqa: E731
+        return self._answer(make, environ, start_response)
+
+    def _route(self, environ) -> tuple[str, str, Any] | None:
+        """What a request taken here is: ``("state", id, None)``, ``("create", "", None)``,
+        ``("claim", id, seat)`` or ``("move", id, include)``; None for anything Flask answers."""
+        if "HTTP_ORIGIN" in environ:  # CORS: Flask's
+            return None
+        method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO", "")
         query = environ.get("QUERY_STRING", "")
-        method = environ.get("REQUEST_METHOD")
-        path = environ.get("PATH_INFO", "")
-        if "HTTP_ORIGIN" in environ:
-            return self.wsgi_app(environ, start_response)
-        if method == "GET" and not query and "HTTP_IF_NONE_MATCH" not in environ:
+        route: tuple[str, str, Any] | None = None
+        if method == "GET":
             found = _STATE.fullmatch(path)
-            if found is not None and found.group(1) != "import":
-                match_id = found.group(1)
-                return self._answer(lambda: self._state(match_id, environ), environ, start_response)
-        if method != "POST" or query not in _QUERIES:
-            return self.wsgi_app(environ, start_response)
-        create = not query and path == "/api/matches" and self.lifecycle is not None
-        move = None if create else _MOVES.fullmatch(path)
-        claim = None if create or move is not None or query else _SEATS.fullmatch(path)
-        found = move or claim
-        if not create and (found is None or found.group(1) == "import"):
-            return self.wsgi_app(environ, start_response)
+            if found is not None and not query and "HTTP_IF_NONE_MATCH" not in environ:
+                route = ("state", found.group(1), None)
+        elif method != "POST":
+            pass
+        elif path == "/api/matches":
+            if not query and self.lifecycle is not None:
+                route = ("create", "", None)
+        elif (found := _MOVES.fullmatch(path)) is not None:
+            if query in _QUERIES:
+                route = ("move", found.group(1), _QUERIES[query])
+        elif (found := _SEATS.fullmatch(path)) is not None and not query:
+            route = ("claim", found.group(1), int(found.group(2)))
+        return None if route is None or route[1] == "import" else route
+
+    def _body(self, environ, schema) -> dict | None:
+        """The JSON body as ``schema`` loads it; None for anything Flask must answer (a body read
+        here is handed back to it)."""
         length = environ.get("CONTENT_LENGTH")
         if (
             not length
@@ -115,26 +147,13 @@ class LeanMoves:
             or not 0 < int(length) <= self.max_body
             or environ.get("CONTENT_TYPE", "").lower() not in _JSON_TYPES
         ):
-            return self.wsgi_app(environ, start_response)
+            return None
         data = environ["wsgi.input"].read(int(length))
-        schema = self.create_schema if create else self.schema if move is not None else self.claim_schema
         body = self._load(data, schema)
-        if body is None:  # Flask answers it, from the same bytes
+        if body is None:
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
-            return self.wsgi_app(environ, start_response)
-        if create:
-            return self._answer(lambda: self._create(body, environ), environ, start_response)
-        assert found is not None
-        match_id = found.group(1)
-        if claim is not None:
-            seat = int(claim.group(2))
-            return self._answer(lambda: self._claim(match_id, seat, body), environ, start_response)
-        return self._answer(
-            lambda: ("201 CREATED", self._move(match_id, body, environ, _QUERIES[query]), []),
-            environ,
-            start_response,
-        )
+        return body
 
     def _answer(self, make, environ, start_response):
         """Answer with ``make()``'s ``(status, JSON body, more headers)``, or the problem that Flask's

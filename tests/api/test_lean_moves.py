@@ -25,18 +25,23 @@ def app(redis_server, registry):
     return app
 
 
-@pytest.fixture
-def flask_view_calls(app, monkeypatch):
-    """How many requests reached the Flask view of POST .../moves (counts only; the view still runs)."""
+def _count_calls(app, monkeypatch, endpoint: str) -> list:
+    """A list that grows by one for each request reaching the Flask view ``endpoint`` (which still runs)."""
     calls = []
-    view = app.view_functions["play.Moves"]
+    view = app.view_functions[endpoint]
 
     def counting(*args, **kwargs):
         calls.append(1)
         return view(*args, **kwargs)
 
-    monkeypatch.setitem(app.view_functions, "play.Moves", counting)
+    monkeypatch.setitem(app.view_functions, endpoint, counting)
     return calls
+
+
+@pytest.fixture
+def flask_view_calls(app, monkeypatch):
+    """How many requests reached the Flask view of POST .../moves (counts only; the view still runs)."""
+    return _count_calls(app, monkeypatch, "play.Moves")
 
 
 def _requests(tokens, seat, version):
@@ -167,15 +172,7 @@ def test_only_the_ordinary_move_shape_is_taken(app):
 @pytest.fixture
 def flask_state_calls(app, monkeypatch):
     """How many requests reached the Flask view of GET .../state."""
-    calls = []
-    view = app.view_functions["play.State"]
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return view(*args, **kwargs)
-
-    monkeypatch.setitem(app.view_functions, "play.State", counting)
-    return calls
+    return _count_calls(app, monkeypatch, "play.State")
 
 
 def _read_state(client, match_id, auth, origin):
@@ -230,15 +227,7 @@ def test_a_conditional_or_queried_state_read_goes_to_flask(api, client, flask_st
 @pytest.fixture
 def flask_claim_calls(app, monkeypatch):
     """How many requests reached the Flask view of POST .../seats/<n>."""
-    calls = []
-    view = app.view_functions["matches.SeatClaim"]
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return view(*args, **kwargs)
-
-    monkeypatch.setitem(app.view_functions, "matches.SeatClaim", counting)
-    return calls
+    return _count_calls(app, monkeypatch, "matches.SeatClaim")
 
 
 def _claim(client, match_id, seat, body, origin):
@@ -333,15 +322,7 @@ def test_a_seat_written_otherwise_is_answered_as_flask_answers_it(api, client, f
 @pytest.fixture
 def flask_create_calls(app, monkeypatch):
     """How many requests reached the Flask view of POST /api/matches (and GET, the lobby)."""
-    calls = []
-    view = app.view_functions["matches.MatchCollection"]
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return view(*args, **kwargs)
-
-    monkeypatch.setitem(app.view_functions, "matches.MatchCollection", counting)
-    return calls
+    return _count_calls(app, monkeypatch, "matches.MatchCollection")
 
 
 def _created_named(response):
