@@ -245,18 +245,26 @@ class Matches:
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.note_ai_pending(match_id)
         claimed = self.records.claim(match_id, seat, name, token)
-        if claimed is None:  # gone since this process saw it (only a flushed Redis does that)
+        if claimed.record is None:  # gone since this process saw it (only a flushed Redis does that)
             self._claimable.forget(match_id)
             raise NotFound(f"No match {match_id}.", code="unknown-match")
-        if not claimed:
+        if not claimed.won:
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         self._seats.put((match_id, hash_token(token)), seat)
         log.info("match %s: seat %d claimed", match_id, seat)
-        return self.seat_claimed(match_id), token
+        # The claim read the record and the log's length: a cached fold that long is the latest.
+        folded = self._cache.get(match_id)
+        fresh = None
+        if folded is not None and folded.version == claimed.version:
+            if claimed.record.full:
+                self._records.put(match_id, claimed.record)
+            fresh = self.with_draft(Loaded(claimed.record, folded), None)
+        return self.seat_claimed(match_id, fresh), token
 
-    def seat_claimed(self, match_id: str) -> Loaded:
-        """After a claim: once every seat is taken, start the clocks and schedule the AI."""
-        loaded = self.load(match_id)
+    def seat_claimed(self, match_id: str, loaded: Loaded | None = None) -> Loaded:
+        """After a claim: once every seat is taken, start the clocks and schedule the AI.
+        ``loaded``: the match as it is now, if the caller has it."""
+        loaded = loaded or self.load(match_id)
         if loaded.record.full:
             if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
                 loaded = self._start_clocks(loaded)

@@ -215,7 +215,7 @@ class Lifecycle:
         token = None
         if seat is not None:
             token = new_token()
-            if not self.matches.records.claim(next_id, seat, record.seats[seat].name, token):
+            if not self.matches.records.claim(next_id, seat, record.seats[seat].name, token).won:
                 raise Conflict("Your seat in the rematch is taken already.", code="seat-taken")
             self.matches.seat_claimed(next_id)
             self._append(

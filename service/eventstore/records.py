@@ -20,7 +20,7 @@ leaves a match missing from the lobby, so no repair pass is needed.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -29,14 +29,24 @@ from . import keys
 from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
-#: KEYS: the match's meta hash, its tokens hash (one slot); ARGV: ``seat:<n>``, the seat's
-#: JSON, the token's hash, n. Returns 1 if claimed, 0 if the seat was taken, -1 if no such match.
+#: KEYS: the match's meta hash, its tokens hash, its events stream (one slot); ARGV:
+#: ``seat:<n>``, the seat's JSON, the token's hash, n. Returns ``{-1}`` if there is no such
+#: match, else ``{1 if claimed else 0, the meta hash after it, the log's length}``.
 CLAIM_LUA = """
-if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return -1 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-return 1
+if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return {-1} end
+local won = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+if won == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end
+return {won, redis.call('HGETALL', KEYS[1]), redis.call('XLEN', KEYS[3])}
 """
+
+
+class SeatClaim(NamedTuple):
+    """What :meth:`MatchRecords.claim` did: ``won`` the seat or not, and the match's record and
+    log length right after (``record`` None: there is no such match)."""
+
+    won: bool
+    record: MatchRecord | None = None
+    version: int = 0
 
 
 class MatchRecords:
@@ -179,14 +189,20 @@ class MatchRecords:
             settings=static.get("settings") or {},
         )
 
-    def claim(self, match_id: str, seat: int, name: str, token: str) -> bool | None:
-        """Claim an open seat and store its token's hash, at once; False if someone else holds it,
-        None if there is no such match (nothing is written then)."""
-        claimed = self._claim(
-            keys=[keys.meta(match_id), keys.tokens(match_id)],
+    def claim(self, match_id: str, seat: int, name: str, token: str) -> SeatClaim:
+        """Claim an open seat and store its token's hash, at once (not won: someone holds it; no
+        record: no such match, and nothing was written), in one round trip that also reads the
+        record and the log's length after it."""
+        found: Any = self._claim(
+            keys=[keys.meta(match_id), keys.tokens(match_id), keys.events(match_id)],
             args=[f"seat:{seat}", json.dumps({"name": name, "ai": None}), hash_token(token), seat],
         )
-        return None if claimed == -1 else bool(claimed)
+        if found[0] == -1:
+            return SeatClaim(False)
+        meta = found[1]
+        return SeatClaim(
+            found[0] == 1, self.parse(dict(zip(meta[::2], meta[1::2], strict=True))), int(found[2])
+        )
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:
         """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""

@@ -346,7 +346,7 @@ class EventStoreContract:
 
         def claim(i, recs):
             barrier.wait()
-            if recs.claim("m", 1, f"n{i}", f"token-{i}"):
+            if recs.claim("m", 1, f"n{i}", f"token-{i}").won:
                 won.append(i)
 
         threads = [threading.Thread(target=claim, args=(i, r)) for i, r in enumerate(clients)]
@@ -362,11 +362,21 @@ class EventStoreContract:
         assert records.seat_of("m", hash_token("tok0")) == 0
         assert records.seat_of("m", "tok0") is None
         assert [records.seat_of("m", hash_token(f"token-{i}")) for i in range(8) if i != won[0]] == [None] * 7
-        assert records.claim("m", 0, "late", "t") is False
+        late = records.claim("m", 0, "late", "t")
+        assert not late.won and late.record == records.get("m") and late.version == 0
         assert records.seat_of("m", hash_token("t")) is None
 
+    def test_a_claim_returns_the_record_and_the_log_length_right_after_it(self, store, records):
+        records.create(_record("m", seats=3, filled=1), {0: "tok0"})
+        store.append("m", {}, 0)
+        store.append("m", {}, 1)
+        got = records.claim("m", 2, "Cy", "tok2")
+        assert got.won and got.version == 2
+        assert got.record == records.get("m")
+        assert [s.name for s in got.record.seats] == ["p0", None, "Cy"] and not got.record.full
+
     def test_a_claim_in_a_match_that_does_not_exist_writes_nothing(self, records):
-        assert records.claim("ghost", 0, "Ana", "tok") is None
+        assert records.claim("ghost", 0, "Ana", "tok") == (False, None, 0)
         assert records.get("ghost") is None
         assert records.redis.exists(keys.meta("ghost"), keys.tokens("ghost")) == 0  # no stray keys
         assert records.seat_of("ghost", hash_token("tok")) is None
