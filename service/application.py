@@ -29,6 +29,7 @@ from .core.matches import (
     new_token,
     redact_entry,
     status_of,
+    status_when_full,
 )
 from .core.rng import Seeding
 from .errors import (
@@ -244,7 +245,11 @@ class Matches:
         token = new_token()
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.note_ai_pending(match_id)
-        claimed = self.records.claim(match_id, seat, name, token)
+        folded = self._cache.get(match_id)
+        when_full = None
+        if folded is not None:  # the lobby's status once full, saved by the claim that fills it
+            when_full = (status_when_full(self.game(record), folded.state, folded), folded.version)
+        claimed = self.records.claim(match_id, seat, name, token, record.num_seats, when_full)
         if claimed.record is None:  # gone since this process saw it (only a flushed Redis does that)
             self._claimable.forget(match_id)
             raise NotFound(f"No match {match_id}.", code="unknown-match")
@@ -253,17 +258,19 @@ class Matches:
         self._seats.put((match_id, hash_token(token)), seat)
         log.info("match %s: seat %d claimed", match_id, seat)
         # The claim read the record and the log's length: a cached fold that long is the latest.
-        folded = self._cache.get(match_id)
         fresh = None
         if folded is not None and folded.version == claimed.version:
             if claimed.record.full:
                 self._records.put(match_id, claimed.record)
             fresh = self.with_draft(Loaded(claimed.record, folded), None)
-        return self.seat_claimed(match_id, fresh), token
+        return self.seat_claimed(match_id, fresh, claimed.progress_saved), token
 
-    def seat_claimed(self, match_id: str, loaded: Loaded | None = None) -> Loaded:
+    def seat_claimed(
+        self, match_id: str, loaded: Loaded | None = None, progress_saved: bool = False
+    ) -> Loaded:
         """After a claim: once every seat is taken, start the clocks and schedule the AI.
-        ``loaded``: the match as it is now, if the caller has it."""
+        ``loaded``: the match as it is now, if the caller has it; ``progress_saved``: the claim
+        saved the lobby's status already (see :meth:`MatchRecords.claim`)."""
         loaded = loaded or self.load(match_id)
         if loaded.record.full:
             if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
@@ -272,7 +279,7 @@ class Matches:
                 ai_seats = self.ai_to_move(loaded.record, self.game(loaded.record), loaded.folded)
                 if ai_seats:
                     self.store.set_ai_turn(match_id, loaded.version, ai_seats)
-                self._after(loaded, None)
+                self._after(loaded, None, progress_saved=progress_saved)
         return loaded
 
     def _start_clocks(self, loaded: Loaded) -> Loaded:

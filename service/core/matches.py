@@ -92,6 +92,11 @@ def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
     resignation or a forfeit (:mod:`gameroom.core.lifecycle`) counts."""
     if not record.full:
         return WAITING
+    return status_when_full(game, state, folded)
+
+
+def status_when_full(game: Game, state, folded=None) -> str:
+    """:func:`status_of` a match whose seats are all filled: ``active`` or ``finished``."""
     if folded is not None and folded.lifecycle and folded.lifecycle["ended"]:
         return FINISHED
     return FINISHED if game.outcome(state) is not None else ACTIVE

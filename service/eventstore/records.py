@@ -30,13 +30,26 @@ from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, parse_idempotency
 
 #: KEYS: the match's meta hash, its tokens hash, its events stream (one slot); ARGV:
-#: ``seat:<n>``, the seat's JSON, the token's hash, n. Returns ``{-1}`` if there is no such
-#: match, else ``{1 if claimed else 0, the meta hash after it, the log's length}``.
+#: ``seat:<n>``, the seat's JSON, the token's hash, n, the number of seats, and the lobby's
+#: status once every seat is filled with the log's length it holds at ("" and 0: not known).
+#: Returns ``{-1}`` if there is no such match, else ``{1 if claimed else 0, the meta hash
+#: after it, the log's length, 1 if the claim filled the last seat and saved that status}``.
 CLAIM_LUA = """
 if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return {-1} end
 local won = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-if won == 1 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end
-return {won, redis.call('HGETALL', KEYS[1]), redis.call('XLEN', KEYS[3])}
+local length = redis.call('XLEN', KEYS[3])
+local saved = 0
+if won == 1 then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+  if ARGV[6] ~= '' and length == tonumber(ARGV[7]) then
+    saved = 1
+    for i = 0, tonumber(ARGV[5]) - 1 do
+      if redis.call('HEXISTS', KEYS[1], 'seat:' .. i) == 0 then saved = 0 break end
+    end
+    if saved == 1 then redis.call('HSET', KEYS[1], 'status', ARGV[6], 'version', ARGV[7]) end
+  end
+end
+return {won, redis.call('HGETALL', KEYS[1]), length, saved}
 """
 
 
@@ -47,6 +60,8 @@ class SeatClaim(NamedTuple):
     won: bool
     record: MatchRecord | None = None
     version: int = 0
+    #: the claim filled the last seat and saved the lobby's status given to it (see :meth:`claim`)
+    progress_saved: bool = False
 
 
 class MatchRecords:
@@ -189,20 +204,40 @@ class MatchRecords:
             settings=static.get("settings") or {},
         )
 
-    def claim(self, match_id: str, seat: int, name: str, token: str) -> SeatClaim:
+    def claim(
+        self,
+        match_id: str,
+        seat: int,
+        name: str,
+        token: str,
+        num_seats: int = 0,
+        when_full: tuple[str, int] | None = None,
+    ) -> SeatClaim:
         """Claim an open seat and store its token's hash, at once (not won: someone holds it; no
         record: no such match, and nothing was written), in one round trip that also reads the
-        record and the log's length after it."""
+        record and the log's length after it.
+
+        ``when_full``: the lobby's status (see :meth:`set_progress`) once all ``num_seats`` seats
+        are filled, and the log's length it was judged at: saved if this claim fills the last
+        seat while the log still has that length."""
+        status, version = when_full or ("", 0)
         found: Any = self._claim(
             keys=[keys.meta(match_id), keys.tokens(match_id), keys.events(match_id)],
-            args=[f"seat:{seat}", json.dumps({"name": name, "ai": None}), hash_token(token), seat],
+            args=[
+                f"seat:{seat}",
+                json.dumps({"name": name, "ai": None}),
+                hash_token(token),
+                seat,
+                num_seats,
+                status,
+                version,
+            ],
         )
         if found[0] == -1:
             return SeatClaim(False)
         meta = found[1]
-        return SeatClaim(
-            found[0] == 1, self.parse(dict(zip(meta[::2], meta[1::2], strict=True))), int(found[2])
-        )
+        record = self.parse(dict(zip(meta[::2], meta[1::2], strict=True)))
+        return SeatClaim(found[0] == 1, record, int(found[2]), found[3] == 1)
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:
         """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""

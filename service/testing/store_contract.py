@@ -375,8 +375,23 @@ class EventStoreContract:
         assert got.record == records.get("m")
         assert [s.name for s in got.record.seats] == ["p0", None, "Cy"] and not got.record.full
 
+    def test_the_claim_that_fills_the_last_seat_saves_the_lobby_status_it_was_given(self, store, records):
+        records.create(_record("m", seats=3, filled=1), {0: "tok0"})
+        store.append("m", {}, 0)
+        first = records.claim("m", 1, "Bo", "tok1", 3, ("active", 1))
+        assert first.won and not first.progress_saved and records.progress("m") == ("waiting", 0)
+        stale = records.claim("m", 2, "Cy", "tok2", 3, ("active", 0))  # judged on a shorter log
+        assert stale.won and stale.record.full and not stale.progress_saved
+        assert records.progress("m") == ("waiting", 0)
+        records.create(_record("n", seats=2, filled=1), {0: "tok0"})
+        store.append("n", {}, 0)
+        last = records.claim("n", 1, "Bo", "tok1", 2, ("active", 1))
+        assert last.won and last.progress_saved and records.progress("n") == ("active", 1)
+        taken = records.claim("n", 1, "Cy", "tok9", 2, ("finished", 1))
+        assert not taken.won and not taken.progress_saved and records.progress("n") == ("active", 1)
+
     def test_a_claim_in_a_match_that_does_not_exist_writes_nothing(self, records):
-        assert records.claim("ghost", 0, "Ana", "tok") == (False, None, 0)
+        assert records.claim("ghost", 0, "Ana", "tok") == (False, None, 0, False)
         assert records.get("ghost") is None
         assert records.redis.exists(keys.meta("ghost"), keys.tokens("ghost")) == 0  # no stray keys
         assert records.seat_of("ghost", hash_token("tok")) is None

@@ -95,6 +95,11 @@ def test_lobby_filters_by_game_and_status(api):
     assert [m["id"] for m in listed] == [waiting]
     listed = api.get("/api/matches?status=active").get_json()["matches"]
     assert active in [m["id"] for m in listed] and waiting not in [m["id"] for m in listed]
+    # the claim that fills the last seat moves the match to the active ones at once
+    assert api.post(f"/api/matches/{waiting}/seats/1", {"name": "Bo"}).status_code == 201
+    listed = api.get("/api/matches?status=active").get_json()["matches"]
+    assert waiting in [m["id"] for m in listed]
+    assert waiting not in [m["id"] for m in api.get("/api/matches?status=waiting").get_json()["matches"]]
 
 
 def test_probes(api):
