@@ -40,6 +40,7 @@ import re
 import time
 from wsgiref.handlers import format_date_time
 
+from .config import Config
 from .core.matches import MATCH_ID_PATTERN
 
 #: The request lines taken: method, path, query string.
@@ -66,7 +67,7 @@ HEADERS = {
 _HEADER_END = b"\r\n\r\n"
 #: The largest body waited for when it has not arrived with its headers (the API's default
 #: ``max_body``); a larger one is left to gevent's handler unless it is already in the buffer.
-BODY_WAITED = 64 * 1024
+BODY_WAITED = Config.max_body
 #: :func:`read_request`'s answer when the peer closed the connection before the whole body came.
 CLOSED = object()
 #: What gevent's handler sends for an error in the app it could not answer otherwise.

@@ -125,16 +125,15 @@ class LeanMoves:
             found = _STATE.fullmatch(path)
             if found is not None and not query and "HTTP_IF_NONE_MATCH" not in environ:
                 route = ("state", found.group(1), None)
-        elif method != "POST":
-            pass
-        elif path == "/api/matches":
-            if not query and self.lifecycle is not None:
-                route = ("create", "", None)
-        elif (found := _MOVES.fullmatch(path)) is not None:
-            if query in _QUERIES:
-                route = ("move", found.group(1), _QUERIES[query])
-        elif (found := _SEATS.fullmatch(path)) is not None and not query:
-            route = ("claim", found.group(1), int(found.group(2)))
+        elif method == "POST":
+            if path == "/api/matches":
+                if not query and self.lifecycle is not None:
+                    route = ("create", "", None)
+            elif (found := _MOVES.fullmatch(path)) is not None:
+                if query in _QUERIES:
+                    route = ("move", found.group(1), _QUERIES[query])
+            elif (found := _SEATS.fullmatch(path)) is not None and not query:
+                route = ("claim", found.group(1), int(found.group(2)))
         return None if route is None or route[1] == "import" else route
 
     def _body(self, environ, schema) -> dict | None:

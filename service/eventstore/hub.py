@@ -216,19 +216,17 @@ class StreamHub:
                 threading.Event().wait(1.0)
 
     def _read_once(self) -> None:
-        if self._cluster:
-            with self._lock:
-                if not self._watched:
-                    self._has_work.clear()
-                    return
-                streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
-            self._poll_once(streams)
-            return
         with self._lock:
             if not self._watched:
                 self._has_work.clear()
                 return
-            command = self._packed_xread()
+            if self._cluster:
+                streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
+            else:
+                command = self._packed_xread()
+        if self._cluster:
+            self._poll_once(streams)
+            return
         found = self._ask(command)  # RESP2: [[key, [[id, [field, value, ...]], ...]], ...]; RESP3: a map
         for key, items in found.items() if isinstance(found, dict) else found or []:
             key = key.decode() if isinstance(key, bytes) else key
