@@ -134,7 +134,9 @@ class IdleClosingHandler(PyWSGIHandler):
                 pass
             return None
         try:
-            self.socket.sendall(response)
+            sent = self.socket.send(response)  # one write takes a whole small response
+            if sent < len(response):
+                self.socket.sendall(memoryview(response)[sent:])
         except OSError:
             return None
         return None if close else True

@@ -134,6 +134,17 @@ def read_request(requestline: str, rfile) -> dict | object | None:
     return environ
 
 
+_dated = [0, b""]  # the second, and its Date header value
+
+
+def _date() -> bytes:
+    """The Date header's value for now, formatted once per second."""
+    second = int(time.time())
+    if second != _dated[0]:
+        _dated[:] = [second, format_date_time(second).encode("latin-1")]
+    return _dated[1]
+
+
 def response_bytes(status: str, headers: list, chunks) -> tuple[bytes, bool]:
     """The HTTP/1.1 response as gevent's handler writes it (a ``Date`` and a ``Content-Length``
     added if the app gave none), and whether the app asked to close the connection."""
@@ -146,7 +157,7 @@ def response_bytes(status: str, headers: list, chunks) -> tuple[bytes, bool]:
         given.add(name.lower())
         out += (name.encode("latin-1"), b": ", value.encode("latin-1"), b"\r\n")
     if "date" not in given:
-        out += (b"Date: ", format_date_time(time.time()).encode("latin-1"), b"\r\n")
+        out += (b"Date: ", _date(), b"\r\n")
     if "content-length" not in given and not status.startswith(("204", "304")):
         out += (b"Content-Length: ", str(len(body)).encode("latin-1"), b"\r\n")
     out += (b"\r\n", body)
