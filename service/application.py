@@ -43,7 +43,7 @@ from .errors import (
 )
 from .eventstore import EventStore
 from .eventstore.drafts import DraftFlush
-from .eventstore.records import MatchRecords
+from .eventstore.records import AFTER_SNAPSHOT, MatchRecords
 from .plugin_api import IllegalMove
 from .registry import Registry
 
@@ -369,14 +369,15 @@ class Matches:
             if start.lifecycle is not None and lifecycle.revoked(start, token_hash or ""):
                 return Loaded(record, start), None, False
             return self.with_draft(Loaded(record, start), seat), seat, True
+        snapshot = None
         if record is not None and not need_seat and start is not None:
             entries = self.store.read(match_id, start.version)
         else:
-            found, found_seat, entries = self.records.read_parts(
+            found, found_seat, entries, snapshot = self.records.read_parts(
                 match_id,
                 record=record is None,
                 token_hash=token_hash if need_seat else None,
-                after=start.version if start is not None else None,
+                after=start.version if start is not None else AFTER_SNAPSHOT,
             )
             if record is None:
                 if found is None:
@@ -390,12 +391,15 @@ class Matches:
                 seat = found_seat
                 if seat is not None:
                     self._seats.put((match_id, token_hash), seat)
-        if start is not None:
-            folded = decider.fold(self.game(record), entries, start)
-            self._cache.put(match_id, folded)
-            loaded = Loaded(record, folded)
-        else:
-            loaded = self._load(record, None)
+        game = self.game(record)
+        if start is None and snapshot is not None:
+            if snapshot.get("code_rules_version") == game.info.rules_version:
+                start = Folded.from_snapshot(snapshot)
+            else:  # made by other rules: fold every entry (the entries read follow the snapshot)
+                entries = self.store.read(match_id)
+        folded = decider.fold(game, entries or [], start)
+        self._cache.put(match_id, folded)
+        loaded = Loaded(record, folded)
         if (
             seat is not None
             and loaded.folded.lifecycle is not None

@@ -53,7 +53,8 @@ exactly these, and proves it by passing the contract suite
 - ``create_match(record, tokens, entry, status, ai_seats, admin_hash)``:
   ``create`` and the append of version 1, atomically;
 - ``read_parts(match_id, record, token_hash, after)``: the record, a token's
-  seat and the entries after a version, in one step (a load's cache misses);
+  seat and the entries after a version (or the newest snapshot and the entries
+  after it), in one step (a load's cache misses);
 - ``claim(match_id, seat, name, token) -> bool``: exactly one of racing
   claimants of a seat wins; ``seat_of(match_id, token_hash)``: tokens are
   stored hashed only; ``set_token(match_id, seat, token)`` adds one;

@@ -1,14 +1,15 @@
-"""One Lua script run straight on a pooled connection: the append's hot path, without
-redis-py's per-command layers.
+"""Commands and Lua scripts run straight on pooled connections: the request hot path,
+without redis-py's per-command layers.
 
 redis-py 8 wraps every command of its client in a retry helper, metrics recording
 and a pool checkout that probes the socket with ``select.poll`` (which gevent
 emulates in Python); on a move those cost more CPU than the rest of the append
-(bench/README.md, "Wire path"). :class:`DirectScript` keeps a few connections of
-its own, made with the client's own connection class and settings (address,
-timeouts, credentials, TLS) and redis-py's reply parser, and sends EVALSHA on
-them. A connection goes back only after its reply was read whole, so it needs no
-probe; any other outcome closes it. It keeps the client's rules
+(bench/README.md, "Wire path"). :class:`Direct` keeps a few connections of
+its own per client, made with the client's own connection class and settings
+(address, timeouts, credentials, TLS) and redis-py's reply parser, and sends
+commands on them; :class:`DirectScript` runs one script there (EVALSHA). A
+connection goes back only after its reply was read whole, so it needs no probe;
+any other outcome closes it. It keeps the client's rules
 (:func:`gameroom.eventstore.connection_options`): at most ``max_connections`` at
 once (a caller waits up to the pool's ``timeout``, then ``ConnectionError`` as
 from the pool), a broken connection retried once, at once, on a new connection (after closing the idle
@@ -16,38 +17,60 @@ ones, which a restarted Redis broke too);
 a timeout never retried (the script may have run); an unknown script (NOSCRIPT:
 nothing ran) sent again as EVAL with its text. A forked child (an RQ work
 horse) never uses its parent's connections. Only a plain client uses it; a
-cluster client keeps redis-py's own path (slots, redirects).
+cluster client keeps redis-py's own path (slots, redirects): :func:`script`
+picks.
+
+Replies are Redis's own (no redis-py response callbacks): a caller parses them.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import weakref
 from hashlib import sha1
+from typing import Any
 
 import redis
 
+from .connect import is_cluster
 
-class DirectScript:
-    """``script(keys, args)``: the reply of ``EVALSHA`` of ``text`` on connections like ``client``'s."""
 
-    def __init__(self, client: redis.Redis, text: str):
+def _semaphore(value: int):
+    """A bounded semaphore of ``value``: gevent's compiled one in a monkey-patched (gevent)
+    worker, where ``threading``'s is Python code on top of greenlet locks; ``threading``'s
+    otherwise."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("threading"):
+        from gevent.lock import BoundedSemaphore
+
+        return BoundedSemaphore(value)
+    return threading.BoundedSemaphore(value)
+
+
+class Direct:
+    """``direct(*command)``: Redis's raw reply to one command, on connections like ``client``'s.
+
+    Use :func:`of` to share one per client."""
+
+    def __init__(self, client: redis.Redis):
         pool = client.connection_pool
         self._make = lambda: pool.connection_class(**pool.connection_kwargs)
         self._wait = getattr(pool, "timeout", None)  # a BlockingConnectionPool's wait for a free connection
-        self._slots = threading.BoundedSemaphore(pool.max_connections)
+        self._slots = _semaphore(pool.max_connections)
         self._idle: list = []
         self._pid = os.getpid()
-        self.text = text
-        self.sha = sha1(text.encode()).hexdigest()
 
-    def __call__(self, keys: list, args: list):
+    def __call__(self, *command, fallback: tuple | None = None):
+        """The reply to ``command``; ``fallback``: the command sent instead if Redis answers
+        NOSCRIPT (an EVALSHA's EVAL)."""
         try:
-            return self._run(keys, args)
+            return self._run(command, fallback)
         except redis.ConnectionError:  # broken (a Redis that restarted): once more, at once
-            return self._run(keys, args)
+            return self._run(command, fallback)
 
-    def _run(self, keys: list, args: list):
+    def _run(self, command: tuple, fallback: tuple | None):
         if not self._slots.acquire(timeout=self._wait):
             raise redis.ConnectionError("No connection available.")
         try:
@@ -56,9 +79,11 @@ class DirectScript:
             connection = self._idle.pop() if self._idle else self._make()
             try:
                 try:
-                    reply = self._ask(connection, "EVALSHA", self.sha, keys, args)
+                    reply = self._ask(connection, command)
                 except redis.exceptions.NoScriptError:  # not run: Redis lost its script cache
-                    reply = self._ask(connection, "EVAL", self.text, keys, args)
+                    if fallback is None:
+                        raise
+                    reply = self._ask(connection, fallback)
             except redis.ResponseError:  # an error reply, read whole: the connection is fine
                 self._idle.append(connection)
                 raise
@@ -74,6 +99,47 @@ class DirectScript:
             self._slots.release()
 
     @staticmethod
-    def _ask(connection, command: str, script: str, keys: list, args: list):
-        connection.send_packed_command(connection.pack_command(command, script, len(keys), *keys, *args))
+    def _ask(connection, command: tuple):
+        connection.send_packed_command(connection.pack_command(*command))
         return connection.read_response()
+
+
+_shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_shared_lock = threading.Lock()
+
+
+def of(client: redis.Redis) -> Direct:
+    """The one :class:`Direct` of a plain ``client`` (its connections shared by every user)."""
+    with _shared_lock:
+        found = _shared.get(client)
+        if found is None:
+            found = _shared[client] = Direct(client)
+        return found
+
+
+class DirectScript:
+    """``script(keys, args)``: the reply of ``EVALSHA`` of ``text`` on connections like ``client``'s."""
+
+    def __init__(self, client: redis.Redis, text: str):
+        self._direct = of(client)
+        self.text = text
+        self.sha = sha1(text.encode()).hexdigest()
+
+    def __call__(self, keys: list, args: list):
+        return self._direct(
+            "EVALSHA",
+            self.sha,
+            len(keys),
+            *keys,
+            *args,
+            fallback=("EVAL", self.text, len(keys), *keys, *args),
+        )
+
+
+def script(client: Any, text: str):
+    """``run(keys, args)``: the raw reply of Lua ``text``: a :class:`DirectScript` on a plain
+    client, redis-py's registered script on a cluster client (slots, redirects)."""
+    if is_cluster(client):
+        registered = client.register_script(text)
+        return lambda keys, args: registered(keys=keys, args=args)
+    return DirectScript(client, text)

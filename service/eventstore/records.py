@@ -25,9 +25,9 @@ from typing import Any, NamedTuple
 import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
-from . import keys
+from . import direct, keys
 from .connect import is_cluster
-from .redis_streams import AppendResult, EventStore, parse_idempotency
+from .redis_streams import AppendResult, EventStore, decode_raw, parse_idempotency
 
 #: KEYS: the match's meta hash, its tokens hash, its events stream (one slot); ARGV:
 #: ``seat:<n>``, the seat's JSON, the token's hash, n, the number of seats, and the lobby's
@@ -53,6 +53,47 @@ return {won, redis.call('HGETALL', KEYS[1]), length, saved}
 """
 
 
+#: KEYS: the match's meta hash, its tokens hash, its events stream, its snapshots hash (one
+#: slot); ARGV: ``1`` to read the record, a token's hash to read its seat (``""``: none), the
+#: version to read the entries after (``""``: none; ``snapshot``: after the newest snapshot).
+#: Returns ``{the meta hash ({} unless asked), the seat ("" if none), the entries, the newest
+#: snapshot ("" if none or not asked)}``.
+READ_PARTS_LUA = """
+local meta = {}
+if ARGV[1] == '1' then meta = redis.call('HGETALL', KEYS[1]) end
+local seat = ''
+if ARGV[2] ~= '' then seat = redis.call('HGET', KEYS[2], ARGV[2]) or '' end
+local entries, snapshot = {}, ''
+if ARGV[3] ~= '' then
+  local after = ARGV[3]
+  if after == 'snapshot' then
+    after = '0'
+    local newest = -1
+    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
+      local n = tonumber(field)
+      if n and n > newest then newest, after = n, field end
+    end
+    if newest >= 0 then snapshot = redis.call('HGET', KEYS[4], after) end
+  end
+  entries = redis.call('XRANGE', KEYS[3], (tonumber(after) + 1) .. '-0', '+')
+end
+return {meta, seat, entries, snapshot}
+"""
+
+#: What :meth:`MatchRecords.read_parts` asks for entries after the newest snapshot.
+AFTER_SNAPSHOT = "snapshot"
+
+
+class Parts(NamedTuple):
+    """What :meth:`MatchRecords.read_parts` read (None: not asked, or not there)."""
+
+    record: MatchRecord | None
+    seat: int | None
+    entries: list[dict] | None
+    #: the newest snapshot, when the entries were asked for after it (they follow it)
+    snapshot: dict | None = None
+
+
 class SeatClaim(NamedTuple):
     """What :meth:`MatchRecords.claim` did: ``won`` the seat or not, and the match's record and
     log length right after (``record`` None: there is no such match)."""
@@ -67,7 +108,8 @@ class SeatClaim(NamedTuple):
 class MatchRecords:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._claim = client.register_script(CLAIM_LUA)
+        self._claim = direct.script(client, CLAIM_LUA)
+        self._read_parts = direct.script(client, READ_PARTS_LUA)
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         cluster = is_cluster(self.redis)
@@ -106,26 +148,26 @@ class MatchRecords:
         return EventStore.parse_append(pipe.execute()[-1])
 
     def read_parts(
-        self, match_id: str, record: bool, token_hash: str | None, after: int | None
-    ) -> tuple[MatchRecord | None, int | None, list[dict] | None]:
-        """What a load misses, in one round trip: ``(record, seat, entries)``.
+        self, match_id: str, record: bool, token_hash: str | None, after: int | str | None
+    ) -> Parts:
+        """What a load misses, in one round trip (one script).
 
         ``record``: read the match record (else None is returned for it);
         ``token_hash``: the seat of that token (None: not read, or no seat);
-        ``after``: the entries after that version (None: not read).
+        ``after``: the entries after that version (None: not read; :data:`AFTER_SNAPSHOT`: the
+        newest snapshot and the entries after it, or every entry if there is none).
         """
-        pipe = self.redis.pipeline(transaction=False)
-        if record:
-            self.queue_get(pipe, match_id)
-        if token_hash is not None:
-            self.queue_seat(pipe, match_id, token_hash)
-        if after is not None:
-            pipe.xrange(keys.events(match_id), f"{after + 1}-0", "+")
-        results = iter(pipe.execute())
-        found = self.parse(next(results)) if record else None
-        seat = self.parse_seat(next(results)) if token_hash is not None else None
-        entries = EventStore.decode(next(results)) if after is not None else None
-        return found, seat, entries
+        found = self._read_parts(
+            [keys.meta(match_id), keys.tokens(match_id), keys.events(match_id), keys.snapshot(match_id)],
+            ["1" if record else "", token_hash or "", "" if after is None else str(after)],
+        )
+        meta, seat, entries, snapshot = found
+        return Parts(
+            self.parse(dict(zip(meta[::2], meta[1::2], strict=True))) if record else None,
+            self.parse_seat(seat or None) if token_hash is not None else None,
+            decode_raw(entries) if after is not None else None,
+            json.loads(snapshot) if snapshot else None,
+        )
 
     @staticmethod
     def queue_create(
@@ -163,16 +205,6 @@ class MatchRecords:
 
     def get(self, match_id: str) -> MatchRecord | None:
         return self.parse(self.redis.hgetall(keys.meta(match_id)))
-
-    @staticmethod
-    def queue_get(pipe, match_id: str) -> None:
-        """Queue :meth:`get` on a pipeline; turn its result into a record with :meth:`parse`."""
-        pipe.hgetall(keys.meta(match_id))
-
-    @staticmethod
-    def queue_seat(pipe, match_id: str, token_hash: str) -> None:
-        """Queue the look-up of the seat of a token, given its :func:`hash_token`; parse with :meth:`parse_seat`."""
-        pipe.hget(keys.tokens(match_id), token_hash)
 
     def seat_of(self, match_id: str, token_hash: str) -> int | None:
         """The seat of a token, given its :func:`hash_token`; None for a token of no seat."""
@@ -222,8 +254,8 @@ class MatchRecords:
         seat while the log still has that length."""
         status, version = when_full or ("", 0)
         found: Any = self._claim(
-            keys=[keys.meta(match_id), keys.tokens(match_id), keys.events(match_id)],
-            args=[
+            [keys.meta(match_id), keys.tokens(match_id), keys.events(match_id)],
+            [
                 f"seat:{seat}",
                 json.dumps({"name": name, "ai": None}),
                 hash_token(token),

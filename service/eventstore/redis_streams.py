@@ -17,7 +17,7 @@ import redis
 
 from .. import jsoncodec
 from ..errors import VersionConflict
-from . import keys, replication
+from . import direct, keys, replication
 from .connect import is_cluster
 from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
@@ -113,6 +113,12 @@ def _decode(items) -> list[dict]:
     return [json.loads(fields[b"entry"]) for _id, fields in items]
 
 
+def decode_raw(items) -> list[dict]:
+    """The entries of a raw XRANGE reply (``[[id, [field, value, ...]], ...]``, as a script or
+    :class:`~gameroom.eventstore.direct.Direct` returns it: no redis-py callback)."""
+    return [json.loads(fields[fields.index(b"entry") + 1]) for _id, fields in items]
+
+
 def _append_keys(match_id: str, draft: DraftFlush | None = None) -> list[str]:
     found = [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
     if draft is not None:
@@ -196,6 +202,7 @@ class EventStore:
         self._append = client.register_script(APPEND_LUA)
         # a plain client's appends skip redis-py's per-command layers (see .direct)
         self._append_direct = None if is_cluster(client) else DirectScript(client, APPEND_LUA)
+        self._direct = None if is_cluster(client) else direct.of(client)
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
@@ -386,15 +393,9 @@ class EventStore:
         end = f"{upto}-0" if upto is not None else "+"
         if upto is not None and upto <= after:
             return []
+        if self._direct is not None:
+            return decode_raw(self._direct("XRANGE", keys.events(match_id), f"{after + 1}-0", end))
         return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", end))
-
-    def queue_read(self, pipe, match_id: str, after: int) -> None:
-        """Queue the read of entries after ``after`` on ``pipe``; decode its result with :meth:`decode`."""
-        pipe.xrange(keys.events(match_id), f"{after + 1}-0", "+")
-
-    @staticmethod
-    def decode(items) -> list[dict]:
-        return _decode(items)
 
     def read_page(self, match_id: str, after: int, limit: int) -> list[dict]:
         return _decode(self.redis.xrange(keys.events(match_id), f"{after + 1}-0", "+", count=limit))

@@ -29,7 +29,7 @@ from ..core.matches import MatchRecord, Seat, hash_token
 from ..errors import VersionConflict
 from ..eventstore import EventStore, keys
 from ..eventstore.drafts import Draft, DraftFlush
-from ..eventstore.records import MatchRecords
+from ..eventstore.records import AFTER_SNAPSHOT, MatchRecords
 
 
 class Backend(NamedTuple):
@@ -441,12 +441,35 @@ class EventStoreContract:
         records.create(_record("m"), {0: "tok0"})
         for n in range(3):
             store.append("m", {"n": n}, n)
-        record, seat, entries = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=1)
+        record, seat, entries, _ = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=1)
         assert (record, seat) == (_record("m"), 0)
         assert [e["version"] for e in entries or []] == [2, 3]
-        assert records.read_parts("m", record=False, token_hash=None, after=None) == (None, None, None)
-        assert records.read_parts("m", record=False, token_hash=hash_token("x"), after=3) == (None, None, [])
-        assert records.read_parts("unknown", record=True, token_hash=None, after=0) == (None, None, [])
+        assert records.read_parts("m", record=False, token_hash=None, after=None) == (None, None, None, None)
+        assert records.read_parts("m", record=False, token_hash=hash_token("x"), after=3) == (
+            None,
+            None,
+            [],
+            None,
+        )
+        assert records.read_parts("unknown", record=True, token_hash=None, after=0) == (None, None, [], None)
+
+    def test_read_parts_reads_the_newest_snapshot_and_the_entries_after_it(self, store, records):
+        records.create(_record("m"), {0: "tok0"})
+        for n in range(5):
+            store.append("m", {"n": n}, n)
+        none = records.read_parts("m", record=False, token_hash=None, after=AFTER_SNAPSHOT)
+        assert (none.snapshot, [e["version"] for e in none.entries or []]) == (None, [1, 2, 3, 4, 5])
+        for version in (2, 3):
+            store.save_snapshot("m", version, {"at": version})
+        store.save_snapshot("m", 1, {"at": 1})
+        parts = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=AFTER_SNAPSHOT)
+        assert (parts.record, parts.seat, parts.snapshot) == (_record("m"), 0, {"at": 3})
+        assert [e["version"] for e in parts.entries or []] == [4, 5]
+        store.save_snapshot("m", 12, {"at": 12})  # newer than the log (numbers, not text, are compared)
+        assert records.read_parts("m", record=False, token_hash=None, after=AFTER_SNAPSHOT)[2:] == (
+            [],
+            {"at": 12},
+        )
 
     def test_the_pending_ai_index_collects_marked_matches_once(self, store):
         assert store.ai_pending() == []

@@ -1,6 +1,7 @@
-"""DirectScript (the append's hot path) keeps the request client's rules, on a real redis-server:
-a reply as EVALSHA gives it, NOSCRIPT answered by EVAL (run once), a broken connection retried
-once on a new one, a timeout never retried, a script error raised with the connection kept."""
+"""Direct and DirectScript (the request hot path) keep the request client's rules, on a real
+redis-server: a reply as Redis gives it, NOSCRIPT answered by EVAL (run once), a broken
+connection retried once on a new one, a timeout never retried, a script error raised with the
+connection kept, one set of connections per client."""
 
 import uuid
 
@@ -9,6 +10,7 @@ import redis
 
 from gameroom.config import Config
 from gameroom.eventstore.connect import connect
+from gameroom.eventstore import direct
 from gameroom.eventstore.direct import DirectScript
 from gameroom.eventstore.embedded import EmbeddedRedis
 
@@ -93,10 +95,35 @@ def test_connections_are_made_as_the_pool_makes_them_and_capped_by_its_size(redi
     client = _client(redis_server, redis_max_connections=1, redis_pool_timeout=0.2)
     script = DirectScript(client, COUNT)
     assert script([key], ["a"]) == [1, b"a"]
-    script._slots.acquire()  # the only connection is in use elsewhere
+    script._direct._slots.acquire()  # the only connection is in use elsewhere
     try:
         with pytest.raises(redis.ConnectionError, match="No connection available"):
             script([key], ["b"])
     finally:
-        script._slots.release()
+        script._direct._slots.release()
     assert script([key], ["c"]) == [2, b"c"]
+
+
+def test_a_command_gets_redis_raw_reply_without_redis_py_callbacks(redis_server, key):
+    client = _client(redis_server)
+    client.xadd(key, {"entry": "one"}, id="1-0")
+    run = direct.of(client)
+    # redis-py's client makes this [(b"1-0", {b"entry": b"one"})]
+    assert run("XRANGE", key, "-", "+") == [[b"1-0", [b"entry", b"one"]]]
+    with pytest.raises(redis.ResponseError):
+        run("HGETALL", key)  # wrong type
+    assert run("XLEN", key) == 1  # and the connection was kept for it
+
+
+def test_one_client_shares_one_set_of_connections(redis_server, key):
+    client = _client(redis_server, redis_max_connections=1, redis_pool_timeout=0.2)
+    assert direct.of(client) is direct.of(client)
+    assert direct.of(_client(redis_server)) is not direct.of(client)
+    script = direct.script(client, COUNT)
+    assert isinstance(script, DirectScript) and script([key], ["a"]) == [1, b"a"]
+    direct.of(client)._slots.acquire()  # the one connection is in use by another caller
+    try:
+        with pytest.raises(redis.ConnectionError, match="No connection available"):
+            script([key], ["b"])
+    finally:
+        direct.of(client)._slots.release()
