@@ -49,6 +49,10 @@ def _semaphore(value: int):
     return threading.BoundedSemaphore(value)
 
 
+_forks = [0]  # processes forked from this one so far (in a child: its parent's count + 1)
+os.register_at_fork(after_in_child=lambda: _forks.__setitem__(0, _forks[0] + 1))
+
+
 class Direct:
     """``direct(*command)``: Redis's raw reply to one command, on connections like ``client``'s.
 
@@ -60,7 +64,7 @@ class Direct:
         self._wait = getattr(pool, "timeout", None)  # a BlockingConnectionPool's wait for a free connection
         self._slots = _semaphore(pool.max_connections)
         self._idle: list = []
-        self._pid = os.getpid()
+        self._fork = _forks[0]  # (not os.getpid(): a system call, on every command)
 
     def __call__(self, *command, fallback: tuple | None = None):
         """The reply to ``command``; ``fallback``: the command sent instead if Redis answers
@@ -74,8 +78,8 @@ class Direct:
         if not self._slots.acquire(timeout=self._wait):
             raise redis.ConnectionError("No connection available.")
         try:
-            if self._pid != os.getpid():  # a forked child: the parent's sockets are not ours
-                self._idle, self._pid = [], os.getpid()
+            if self._fork != _forks[0]:  # a forked child: the parent's sockets are not ours
+                self._idle, self._fork = [], _forks[0]
             connection = self._idle.pop() if self._idle else self._make()
             try:
                 try:
@@ -100,7 +104,21 @@ class Direct:
 
     @staticmethod
     def _ask(connection, command: tuple):
-        connection.send_packed_command(connection.pack_command(*command))
+        packed = connection.pack_command(*command)
+        sock = connection._sock
+        if sock is None or len(packed) != 1 or connection.health_check_interval:
+            connection.send_packed_command(packed)  # connects, pings or sends in pieces as redis-py does
+        else:  # one write takes a command of a request (gevent's sendall asks the buffer size first)
+            try:
+                sent = sock.send(packed[0])
+                if sent < len(packed[0]):
+                    sock.sendall(memoryview(packed[0])[sent:])
+            except TimeoutError:
+                connection.disconnect()
+                raise redis.TimeoutError("Timeout writing to socket") from None
+            except OSError as exc:
+                connection.disconnect()
+                raise redis.ConnectionError(f"Error while writing to socket: {exc}") from None
         return connection.read_response()
 
 

@@ -441,7 +441,9 @@ class EventStoreContract:
         records.create(_record("m"), {0: "tok0"})
         for n in range(3):
             store.append("m", {"n": n}, n)
-        record, seat, entries, _ = records.read_parts("m", record=True, token_hash=hash_token("tok0"), after=1)
+        record, seat, entries, _ = records.read_parts(
+            "m", record=True, token_hash=hash_token("tok0"), after=1
+        )
         assert (record, seat) == (_record("m"), 0)
         assert [e["version"] for e in entries or []] == [2, 3]
         assert records.read_parts("m", record=False, token_hash=None, after=None) == (None, None, None, None)

@@ -3,14 +3,15 @@ redis-server: a reply as Redis gives it, NOSCRIPT answered by EVAL (run once), a
 connection retried once on a new one, a timeout never retried, a script error raised with the
 connection kept, one set of connections per client."""
 
+import os
 import uuid
 
 import pytest
 import redis
 
 from gameroom.config import Config
-from gameroom.eventstore.connect import connect
 from gameroom.eventstore import direct
+from gameroom.eventstore.connect import connect
 from gameroom.eventstore.direct import DirectScript
 from gameroom.eventstore.embedded import EmbeddedRedis
 
@@ -127,3 +128,21 @@ def test_one_client_shares_one_set_of_connections(redis_server, key):
             script([key], ["b"])
     finally:
         direct.of(client)._slots.release()
+
+
+def test_a_forked_child_never_uses_its_parents_connections(redis_server):
+    run = direct.of(_client(redis_server))
+    parent_id = run("CLIENT", "ID")  # the parent's connection is now idle
+    assert run("CLIENT", "ID") == parent_id  # and reused by the parent
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: a connection of its own, or exit code 1
+        try:
+            os.write(write, str(run("CLIENT", "ID")).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    child_id = int(os.read(read, 100) or b"0")
+    assert child_id not in (0, parent_id)
+    assert run("CLIENT", "ID") == parent_id  # the parent's own still works
