@@ -89,7 +89,7 @@ export function render(root, ctx) {
     const up = view.up[cell];
     const other = (TILES.get(tile)?.faces || []).find((f) => f !== up) ?? up;
     const button = h('button', {
-      type: 'button', class: 'cell', 'data-cell': String(cell),
+      type: 'button', class: 'cell', 'data-cell': String(cell), 'data-tile': String(tile),
       'aria-label': `row ${Math.floor(cell / SIZE) + 1} column ${(cell % SIZE) + 1}: ${FACE_NAMES[up]} (back: ${FACE_NAMES[other]})`,
       onclick: () => pick(cell),
     }, face(up), face(other, 'back'));
