@@ -24,7 +24,7 @@ import warnings
 import gevent
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
-from . import wire
+from . import framing, wire
 from .config import Config
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,11 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
     }
 
 
+class _BadFraming(ValueError):
+    """A header block :func:`gameroom.framing.problem` refuses (a ValueError: gevent's handler
+    treats it as the client's error, not the app's)."""
+
+
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
     connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
@@ -69,11 +74,28 @@ class IdleClosingHandler(PyWSGIHandler):
     gevent worker closes it after ``keepalive`` seconds but drops the
     ``Keep-Alive`` header that would tell clients when (a hop-by-hop header,
     PEP 3333). gevent passes the header through; this handler adds the close.
+
+    A header block that cannot be framed safely (two lengths, a length and a
+    transfer coding, a bare CR: :mod:`gameroom.framing`) is refused with a 400
+    problem+json before any app sees it, where gevent took the first length.
     """
 
     idle_timeout: float = 0.0
     wire_moves: bool = False
     _pending_line: str | None = None
+
+    def MessageClass(self, *args):  # noqa: N802 (gevent's name): the request's headers, parsed
+        headers = super().MessageClass(*args)
+        wrong = framing.problem(headers, self.request_version)
+        if wrong is not None:
+            raise _BadFraming(wrong)
+        return headers
+
+    def _handle_client_error(self, ex):
+        if isinstance(ex, _BadFraming):  # answered as the API answers, then closed (gevent's own: a bare 400)
+            log.info("refused a request from %s: %s", self.client_address, ex)
+            return ("400", framing.refusal(str(ex)))
+        return super()._handle_client_error(ex)
 
     def read_requestline(self):
         line, self._pending_line = self._pending_line, None
