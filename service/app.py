@@ -28,7 +28,11 @@ log = logging.getLogger(__name__)
 API_TITLE = "gameroom"
 API_VERSION = "1"
 API_DESCRIPTION = (
-    "An event-sourced game server. Errors are application/problem+json with a stable `code`.\n\n"
+    "An event-sourced game server. Errors are application/problem+json with a stable `code`. "
+    "A request whose HTTP framing is ambiguous (two `Content-Length` headers, one that is not plain "
+    "digits, `Transfer-Encoding` beside a `Content-Length` or other than a lone `chunked`, a header "
+    "line with a bare CR, a NUL or a folding) is refused before any operation: 400 "
+    "`bad-http-framing`, and the connection is closed.\n\n"
     "Moves, views and events differ from game to game: this document publishes each installed game's "
     "schemas as components named `<Game>Move`, `<Game>View`, `<Game>Event`, `<Game>Options` (moves and "
     "events as a `oneOf` discriminated on `type`), and `GET /api/games/{slug}/openapi.json` is this API "
