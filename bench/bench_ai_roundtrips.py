@@ -57,24 +57,37 @@ def _role(connection) -> str:
     return _state()["roles"].get(str(where), "other")
 
 
+def _count(connection, packed) -> None:
+    """One round trip on ``connection`` carrying ``packed``, if counting."""
+    counts = _state()["counts"]
+    if counts is not None:
+        role = _role(connection)
+        counts[role] = counts.get(role, 0) + 1
+        if _state().get("trace"):
+            counts.setdefault(f"{role} commands", []).append(_names(packed))
+
+
 def _install_counter() -> None:
-    """Count every round trip of this process (and of the processes it forks) by role."""
+    """Count every round trip of this process (and of the processes it forks) by role: redis-py's
+    sends, and gameroom's direct connections' own (``Direct._write``, on a connected socket)."""
     from redis.connection import AbstractConnection
+
+    from gameroom.eventstore.direct import Direct
 
     if getattr(AbstractConnection, "_bench_counted", False):
         return
-    original = AbstractConnection.send_packed_command
+    original, write = AbstractConnection.send_packed_command, Direct._write
 
     def counted(self, command, check_health=True):
-        counts = _state()["counts"]
-        if counts is not None:
-            role = _role(self)
-            counts[role] = counts.get(role, 0) + 1
-            if _state().get("trace"):
-                counts.setdefault(f"{role} commands", []).append(_names(command))
+        _count(self, command)
         return original(self, command, check_health)
 
+    def written(connection, sock, data):
+        _count(connection, data)
+        return write(connection, sock, data)
+
     AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]
+    Direct._write = staticmethod(written)  # type: ignore[method-assign]
     AbstractConnection._bench_counted = True  # type: ignore[attr-defined]
 
 

@@ -74,7 +74,15 @@ class Direct:
         except redis.ConnectionError:  # broken (a Redis that restarted): once more, at once
             return self._run(command, fallback)
 
-    def _run(self, command: tuple, fallback: tuple | None):
+    def pipeline(self, *commands: tuple) -> list:
+        """The replies to ``commands``, sent together (one round trip); an error reply is raised
+        once every reply was read. A broken connection is retried once, as :meth:`__call__`."""
+        try:
+            return self._run(commands, None, many=True)
+        except redis.ConnectionError:
+            return self._run(commands, None, many=True)
+
+    def _run(self, command: tuple, fallback: tuple | None, many: bool = False):
         if not self._slots.acquire(timeout=self._wait):
             raise redis.ConnectionError("No connection available.")
         try:
@@ -83,7 +91,7 @@ class Direct:
             connection = self._idle.pop() if self._idle else self._make()
             try:
                 try:
-                    reply = self._ask(connection, command)
+                    reply = self._ask_all(connection, command) if many else self._ask(connection, command)
                 except redis.exceptions.NoScriptError:  # not run: Redis lost its script cache
                     if fallback is None:
                         raise
@@ -103,23 +111,48 @@ class Direct:
             self._slots.release()
 
     @staticmethod
+    def _ask_all(connection, commands: tuple) -> list:
+        packed = connection.pack_commands(commands)
+        sock = connection._sock
+        if sock is None or len(packed) != 1 or connection.health_check_interval:
+            connection.send_packed_command(packed)
+        else:
+            Direct._write(connection, sock, packed[0])
+        replies, error = [], None
+        for _ in commands:
+            try:
+                replies.append(connection.read_response())
+            except redis.ResponseError as exc:  # read the rest: the connection stays in step
+                error = error or exc
+                replies.append(exc)
+        if error is not None:
+            raise error
+        return replies
+
+    @staticmethod
     def _ask(connection, command: tuple):
         packed = connection.pack_command(*command)
         sock = connection._sock
         if sock is None or len(packed) != 1 or connection.health_check_interval:
             connection.send_packed_command(packed)  # connects, pings or sends in pieces as redis-py does
-        else:  # one write takes a command of a request (gevent's sendall asks the buffer size first)
-            try:
-                sent = sock.send(packed[0])
-                if sent < len(packed[0]):
-                    sock.sendall(memoryview(packed[0])[sent:])
-            except TimeoutError:
-                connection.disconnect()
-                raise redis.TimeoutError("Timeout writing to socket") from None
-            except OSError as exc:
-                connection.disconnect()
-                raise redis.ConnectionError(f"Error while writing to socket: {exc}") from None
+        else:
+            Direct._write(connection, sock, packed[0])
         return connection.read_response()
+
+    @staticmethod
+    def _write(connection, sock, data: bytes) -> None:
+        """Send ``data`` on ``connection``'s socket: one write takes a command of a request (gevent's
+        ``sendall`` asks the socket's buffer size first); errors as redis-py raises them."""
+        try:
+            sent = sock.send(data)
+            if sent < len(data):
+                sock.sendall(memoryview(data)[sent:])
+        except TimeoutError:
+            connection.disconnect()
+            raise redis.TimeoutError("Timeout writing to socket") from None
+        except OSError as exc:
+            connection.disconnect()
+            raise redis.ConnectionError(f"Error while writing to socket: {exc}") from None
 
 
 _shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -280,6 +280,12 @@ class EventStore:
             return self.parse_append(self._append(keys=keys_, args=args))
         # One round trip, the index written first. EVAL with the text, as in queue_append: a
         # registered script in a pipeline costs a SCRIPT EXISTS round trip on every execute.
+        if self._direct is not None:
+            replies = self._direct.pipeline(
+                ("ZADD", keys.ai_pending(), time.time(), match_id),
+                ("EVAL", APPEND_LUA, len(keys_), *keys_, *args),
+            )
+            return self.parse_append(replies[-1])
         pipe = self.redis.pipeline(transaction=False)
         self.mark_ai_pending(pipe, match_id)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)

@@ -146,3 +146,11 @@ def test_a_forked_child_never_uses_its_parents_connections(redis_server):
     child_id = int(os.read(read, 100) or b"0")
     assert child_id not in (0, parent_id)
     assert run("CLIENT", "ID") == parent_id  # the parent's own still works
+
+
+def test_a_pipeline_answers_in_order_and_an_error_reply_leaves_the_connection_in_step(redis_server, key):
+    run = direct.of(_client(redis_server))
+    assert run.pipeline(("INCR", key), ("INCR", key), ("GET", key)) == [1, 2, b"2"]
+    with pytest.raises(redis.ResponseError):
+        run.pipeline(("INCR", key), ("XLEN", key), ("INCR", key))  # XLEN of a string: an error reply
+    assert run("GET", key) == b"4"  # both INCRs ran, and this reply is this command's own
