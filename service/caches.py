@@ -8,22 +8,10 @@ keeps recent folds, so a load folds only the entries it has not seen.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import OrderedDict
 
 from .core.decider import Folded
-
-
-def plain_lock():
-    """A lock for a short section that never waits for anything: the operating system's own,
-    even in a gevent worker (whose monkey-patched ``threading.Lock`` is a Python-level
-    greenlet lock, measurably slower on every request). Safe there because no greenlet
-    switch can happen while it is held, and still safe between real threads."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None:
-        return monkey.get_original("_thread", "allocate_lock")()
-    return threading.Lock()
 
 
 class LRU:
@@ -32,7 +20,7 @@ class LRU:
     def __init__(self, size: int):
         self.size = size
         self._items: OrderedDict = OrderedDict()
-        self._lock = plain_lock()
+        self._lock = threading.Lock()
 
     def get(self, key):
         with self._lock:

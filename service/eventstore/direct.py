@@ -112,12 +112,7 @@ class Direct:
 
     @staticmethod
     def _ask_all(connection, commands: tuple) -> list:
-        packed = connection.pack_commands(commands)
-        sock = connection._sock
-        if sock is None or len(packed) != 1 or connection.health_check_interval:
-            connection.send_packed_command(packed)
-        else:
-            Direct._write(connection, sock, packed[0])
+        Direct._send(connection, connection.pack_commands(commands))
         replies, error = [], None
         for _ in commands:
             try:
@@ -131,13 +126,16 @@ class Direct:
 
     @staticmethod
     def _ask(connection, command: tuple):
-        packed = connection.pack_command(*command)
+        Direct._send(connection, connection.pack_command(*command))
+        return connection.read_response()
+
+    @staticmethod
+    def _send(connection, packed: list) -> None:
         sock = connection._sock
         if sock is None or len(packed) != 1 or connection.health_check_interval:
             connection.send_packed_command(packed)  # connects, pings or sends in pieces as redis-py does
         else:
             Direct._write(connection, sock, packed[0])
-        return connection.read_response()
 
     @staticmethod
     def _write(connection, sock, data: bytes) -> None:
