@@ -227,12 +227,16 @@ class Matches:
         """Cache what a new match's first reads would fetch: its fold, its record once full, its seats."""
         record = loaded.record
         self._cache.put(record.id, loaded.folded)
+        self._remember_record(record)
+        for seat, token in tokens.items():
+            self._seats.put((record.id, hash_token(token)), seat)
+
+    def _remember_record(self, record: MatchRecord) -> None:
+        """Keep a record read or made: for good once its seats are all filled, else for claims."""
         if record.full:
             self._records.put(record.id, record)
         else:
             self._claimable.put(record.id, record)
-        for seat, token in tokens.items():
-            self._seats.put((record.id, hash_token(token)), seat)
 
     def claim_seat(self, match_id: str, seat: int, name: str) -> tuple[Loaded, str]:
         record = self._records.get(match_id) or self._claimable.get(match_id) or self.record(match_id)
@@ -383,10 +387,7 @@ class Matches:
                 if found is None:
                     raise NotFound(f"No match {match_id}.", code="unknown-match")
                 record = found
-                if record.full:
-                    self._records.put(match_id, record)
-                else:
-                    self._claimable.put(match_id, record)
+                self._remember_record(record)
             if need_seat:
                 seat = found_seat
                 if seat is not None:

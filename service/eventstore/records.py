@@ -163,7 +163,7 @@ class MatchRecords:
         )
         meta, seat, entries, snapshot = found
         return Parts(
-            self.parse(dict(zip(meta[::2], meta[1::2], strict=True))) if record else None,
+            self.parse_flat(meta) if record else None,
             self.parse_seat(seat or None) if token_hash is not None else None,
             decode_raw(entries) if after is not None else None,
             json.loads(snapshot) if snapshot else None,
@@ -213,6 +213,11 @@ class MatchRecords:
     @staticmethod
     def parse_seat(raw) -> int | None:
         return int(raw) if raw is not None else None
+
+    @classmethod
+    def parse_flat(cls, meta: list) -> MatchRecord | None:
+        """:meth:`parse` of the meta hash as a script returns it (``[field, value, ...]``)."""
+        return cls.parse(dict(zip(meta[::2], meta[1::2], strict=True)))
 
     @staticmethod
     def parse(raw) -> MatchRecord | None:
@@ -268,7 +273,7 @@ class MatchRecords:
         if found[0] == -1:
             return SeatClaim(False)
         meta = found[1]
-        record = self.parse(dict(zip(meta[::2], meta[1::2], strict=True)))
+        record = self.parse_flat(meta)
         return SeatClaim(found[0] == 1, record, int(found[2]), found[3] == 1)
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:

@@ -282,8 +282,7 @@ class EventStore:
         # registered script in a pipeline costs a SCRIPT EXISTS round trip on every execute.
         if self._direct is not None:
             replies = self._direct.pipeline(
-                ("ZADD", keys.ai_pending(), time.time(), match_id),
-                ("EVAL", APPEND_LUA, len(keys_), *keys_, *args),
+                self.ai_pending_mark(match_id), ("EVAL", APPEND_LUA, len(keys_), *keys_, *args)
             )
             return self.parse_append(replies[-1])
         pipe = self.redis.pipeline(transaction=False)
@@ -306,9 +305,15 @@ class EventStore:
         return result
 
     @staticmethod
-    def mark_ai_pending(client, match_id: str) -> None:
-        """Add ``match_id`` to the pending-AI index (idempotent; the score is the time of the mark)."""
-        client.zadd(keys.ai_pending(), {match_id: time.time()})
+    def ai_pending_mark(match_id: str) -> tuple:
+        """The command that adds ``match_id`` to the pending-AI index (idempotent; the score is the
+        time of the mark)."""
+        return ("ZADD", keys.ai_pending(), time.time(), match_id)
+
+    @classmethod
+    def mark_ai_pending(cls, client, match_id: str) -> None:
+        """:meth:`ai_pending_mark` on ``client`` (a client, or a pipeline that queues it)."""
+        client.execute_command(*cls.ai_pending_mark(match_id))
 
     def note_ai_pending(self, match_id: str) -> None:
         """:meth:`mark_ai_pending` now, on its own (the intent before a step that may leave an AI to move)."""
