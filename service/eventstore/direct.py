@@ -20,6 +20,12 @@ horse) never uses its parent's connections. Only a plain client uses it; a
 cluster client keeps redis-py's own path (slots, redirects): :func:`script`
 picks.
 
+In a gevent worker (the served API) there are no per-caller connections: every
+greenlet's commands share one connection and go out together
+(:class:`gameroom.eventstore.multiplex.Multiplexed`), with the same rules for a
+lost connection, a timeout and NOSCRIPT; the cap and the pool's wait then do not
+apply (one connection).
+
 Replies are Redis's own (no redis-py response callbacks): a caller parses them.
 """
 
@@ -37,12 +43,23 @@ import redis
 from .connect import is_cluster
 
 
+def _patched(module: str) -> bool:
+    """Whether gevent patched ``module`` in this process (the served worker patches before the app loads)."""
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and monkey.is_module_patched(module)
+
+
+def _multiplexed(make):
+    from .multiplex import Multiplexed  # gevent's: imported only where gevent runs
+
+    return Multiplexed(make)
+
+
 def _semaphore(value: int):
     """A bounded semaphore of ``value``: gevent's compiled one in a monkey-patched (gevent)
     worker, where ``threading``'s is Python code on top of greenlet locks; ``threading``'s
     otherwise."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("threading"):
+    if _patched("threading"):
         from gevent.lock import BoundedSemaphore
 
         return BoundedSemaphore(value)
@@ -65,6 +82,8 @@ class Direct:
         self._slots = _semaphore(pool.max_connections)
         self._idle: list = []
         self._fork = _forks[0]  # (not os.getpid(): a system call, on every command)
+        #: In a gevent worker: one connection, every greenlet's commands written together.
+        self._shared = _multiplexed(self._make) if _patched("socket") else None
 
     def __call__(self, *command, fallback: tuple | None = None):
         """The reply to ``command``; ``fallback``: the command sent instead if Redis answers
@@ -83,6 +102,8 @@ class Direct:
             return self._run(commands, None, many=True)
 
     def _run(self, command: tuple, fallback: tuple | None, many: bool = False):
+        if self._shared is not None:
+            return self._run_shared(command, fallback, many)
         if not self._slots.acquire(timeout=self._wait):
             raise redis.ConnectionError("No connection available.")
         try:
@@ -109,6 +130,19 @@ class Direct:
             return reply
         finally:
             self._slots.release()
+
+    def _run_shared(self, command: tuple, fallback: tuple | None, many: bool):
+        if self._fork != _forks[0]:  # a forked child: the parent's connection is not ours
+            self._shared, self._fork = _multiplexed(self._make), _forks[0]
+        shared = self._shared
+        assert shared is not None
+        replies = shared.ask(command if many else (command,))
+        if not many and fallback is not None and isinstance(replies[0], redis.exceptions.NoScriptError):
+            replies = shared.ask((fallback,))  # not run: Redis lost its script cache
+        for reply in replies:
+            if isinstance(reply, redis.ResponseError):
+                raise reply
+        return replies if many else replies[0]
 
     @staticmethod
     def _ask_all(connection, commands: tuple) -> list:
