@@ -13,7 +13,7 @@ from . import tagged, web
 from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
-from .api.lean import LeanMoves
+from .api.lean import LeanRequests
 from .api.links import LinksPlugin
 from .api.requestlog import RequestLog
 from .composition import compose
@@ -174,7 +174,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     cors.init_app(app, config.cors_origins)
     # A match's ordinary requests are answered below Flask (same schemas, same problems); all else goes to Flask.
     app.extensions["gameroom_lifecycle"] = lifecycle = Lifecycle(matches)
-    app.wsgi_app = LeanMoves(  # type: ignore[method-assign]
+    app.wsgi_app = LeanRequests(  # type: ignore[method-assign]
         app.wsgi_app,
         matches,
         config.max_body,

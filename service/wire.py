@@ -18,7 +18,7 @@ the request is one of a match's ordinary requests and has arrived whole:
   ``Connection`` absent or ``keep-alive``, with no NUL and no CR outside a line end.
 
 Then it builds the WSGI environ here and calls the same app (every middleware,
-:class:`gameroom.api.lean.LeanMoves`, Flask for whatever the lean path hands
+:class:`gameroom.api.lean.LeanRequests`, Flask for whatever the lean path hands
 on) and writes its response (:func:`response_bytes`). Anything else (another
 method or path, ``Transfer-Encoding``, ``Expect``, an ``Origin``, a header it does
 not know, a larger body still on its way) is left unread for gevent's own handler,

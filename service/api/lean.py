@@ -73,9 +73,9 @@ _QUERIES = {"": None, "include=legal_moves": "legal_moves"}
 _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
 
 
-class LeanMoves:
-    """WSGI middleware: ``app.wsgi_app = LeanMoves(app.wsgi_app, matches, max_body, vary_origin,
-    lifecycle)`` (the name is from when moves were all it took).
+class LeanRequests:
+    """WSGI middleware: ``app.wsgi_app = LeanRequests(app.wsgi_app, matches, max_body, vary_origin,
+    lifecycle)``.
 
     ``vary_origin``: CORS origins are configured, so Flask adds ``Vary: Origin`` to every
     response (:mod:`gameroom.api.cors`); the answers made here carry it too.

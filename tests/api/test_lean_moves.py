@@ -143,7 +143,7 @@ def test_unusual_requests_go_to_flask(api, client, flask_view_calls):
 def test_only_the_ordinary_move_shape_is_taken(app):
     """The path, method and id shapes the middleware takes; everything else is Flask's."""
     seen = []
-    middleware = lean.LeanMoves(lambda environ, start: seen.append(environ["PATH_INFO"]) or [], None, 1000)
+    middleware = lean.LeanRequests(lambda environ, start: seen.append(environ["PATH_INFO"]) or [], None, 1000)
     for method, path, query in [
         ("GET", "/api/matches/abc/moves", ""),
         ("POST", "/api/matches/abc/moves/", ""),
