@@ -1,8 +1,8 @@
 """HTTP benchmark: complete random matches played by N concurrent clients against gunicorn.
 
 Starts a throwaway embedded redis-server (or uses ``--redis-url``) and two
-gunicorn servers with the same settings (``-w 2 -k gthread --threads 8`` by
-default) on loopback:
+gunicorn servers with the same settings (``-w 2`` and the shipped worker,
+``gameroom.serving.GeventWorker``, by default) on loopback:
 
 - gameroom itself (``gameroom.wsgi:app``, ``GAMEROOM_AI_MODE=off``);
 - the baseline: a bare Flask app (``httpbench/baseline.py``) with one
@@ -98,7 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="upper bound of a gameroom phase with --matches (default 600)",
     )
     p.add_argument("--workers", type=int, default=2, help="gunicorn -w (default 2)")
-    p.add_argument("--threads", type=int, default=8, help="gunicorn --threads (default 8)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=8,
+        help="gunicorn --threads of a gthread --worker-class (default 8; the shipped gevent worker has none)",
+    )
     p.add_argument(
         "--worker-class",
         default=WORKER_CLASS,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from _common import fmt, median
 
+from .servers import uses_threads
+
 #: summary field -> path in a round's figures; the median over rounds is taken.
 _MEDIANS = {
     "moves_per_s": ["gameroom", "requests", "move", "per_s"],
@@ -26,6 +28,8 @@ _MEDIANS = {
     "server_cpu_us_per_baseline_request": ["baseline", "server_cpu_us_per_request"],
     "redis_cpu_us_per_api_request": ["gameroom", "redis_cpu_us_per_request"],
     "redis_cpu_us_per_baseline_request": ["baseline", "redis_cpu_us_per_request"],
+    "redis_reads_per_api_request": ["gameroom", "redis_reads_per_request"],
+    "redis_reads_per_baseline_request": ["baseline", "redis_reads_per_request"],
     "ratio_server_cpu_per_request": ["ratio_server_cpu_per_request"],
 }
 
@@ -78,8 +82,9 @@ def print_report(res: dict) -> None:
     print(
         f"HTTP, game {p['game']}, {p['clients']} clients ({client} client: "
         f"{'GET legal-moves per turn + POST per move' if client == 'api' else 'one POST per move'}), "
-        f"gunicorn -w {p['workers']} -k {p['worker_class']} "
-        f"--threads {p['threads']}, {len(res['rounds'])} round(s); medians over rounds"
+        f"gunicorn -w {p['workers']} -k {p['worker_class']}"
+        f"{' --threads ' + str(p['threads']) if uses_threads(p['worker_class']) else ''}, "
+        f"{len(res['rounds'])} round(s); medians over rounds"
     )
     _print_ratios(s, p["target"])
     print()
@@ -120,6 +125,10 @@ def _print_table(s: dict, k: int) -> None:
         f"{fmt(s['server_cpu_us_per_api_request'], 0)} us, baseline {fmt(s['server_cpu_us_per_baseline_request'], 0)} us "
         f"({s['ratio_server_cpu_per_request']:.2f}x); redis-server CPU per request: "
         f"{fmt(s['redis_cpu_us_per_api_request'], 0)} us vs {fmt(s['redis_cpu_us_per_baseline_request'], 0)} us"
+    )
+    print(
+        "  redis-server socket reads per request (commands sent together are read together): "
+        f"gameroom {fmt(s['redis_reads_per_api_request'], 2)}, baseline {fmt(s['redis_reads_per_baseline_request'], 2)}"
     )
 
 

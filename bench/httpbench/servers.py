@@ -33,6 +33,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def uses_threads(worker_class: str) -> bool:
+    """Whether gunicorn's ``--threads`` means anything to ``worker_class`` (only gthread's does)."""
+    return worker_class == "gthread" or worker_class.endswith(".ThreadWorker")
+
+
 class Gunicorn:
     """One gunicorn master (and its workers) in its own process group, stopped on exit."""
 
@@ -59,8 +64,7 @@ class Gunicorn:
             str(self.args.workers),
             "-k",
             self.args.worker_class,
-            "--threads",
-            str(self.args.threads),
+            *(["--threads", str(self.args.threads)] if uses_threads(self.args.worker_class) else []),
             "-b",
             f"{HOST}:{self.port}",
             "--log-level",
@@ -156,16 +160,24 @@ def redis_cpu_seconds(client) -> float:
     return float(info.get("used_cpu_user", 0)) + float(info.get("used_cpu_sys", 0))
 
 
+def redis_reads(client) -> int:
+    """Reads redis-server has made from its clients' sockets so far (``INFO stats``): a
+    command written together with others is read with them."""
+    return int(client.info("stats").get("total_reads_processed", 0))
+
+
 def measured(server: Gunicorn, rclient, phase) -> dict:
-    """Run ``phase()`` and add the CPU the gunicorn tree and redis-server spent meanwhile."""
-    s0, r0 = tree_cpu_seconds(server.proc.pid), redis_cpu_seconds(rclient)
+    """Run ``phase()`` and add the CPU the gunicorn tree and redis-server spent meanwhile, and
+    the reads redis-server made."""
+    s0, r0, q0 = tree_cpu_seconds(server.proc.pid), redis_cpu_seconds(rclient), redis_reads(rclient)
     out = phase()
-    s1, r1 = tree_cpu_seconds(server.proc.pid), redis_cpu_seconds(rclient)
+    s1, r1, q1 = tree_cpu_seconds(server.proc.pid), redis_cpu_seconds(rclient), redis_reads(rclient)
     n = sum(v["count"] for v in out["requests"].values()) or 1
     out.update(
         server_cpu_s=s1 - s0,
         redis_cpu_s=r1 - r0,
         server_cpu_us_per_request=(s1 - s0) / n * 1e6,
         redis_cpu_us_per_request=(r1 - r0) / n * 1e6,
+        redis_reads_per_request=(q1 - q0 - 2) / n,  # less the two INFO calls made here
     )
     return out
