@@ -55,17 +55,6 @@ def _multiplexed(make):
     return Multiplexed(make)
 
 
-def _semaphore(value: int):
-    """A bounded semaphore of ``value``: gevent's compiled one in a monkey-patched (gevent)
-    worker, where ``threading``'s is Python code on top of greenlet locks; ``threading``'s
-    otherwise."""
-    if _patched("threading"):
-        from gevent.lock import BoundedSemaphore
-
-        return BoundedSemaphore(value)
-    return threading.BoundedSemaphore(value)
-
-
 _forks = [0]  # processes forked from this one so far (in a child: its parent's count + 1)
 os.register_at_fork(after_in_child=lambda: _forks.__setitem__(0, _forks[0] + 1))
 
@@ -79,7 +68,7 @@ class Direct:
         pool = client.connection_pool
         self._make = lambda: pool.connection_class(**pool.connection_kwargs)
         self._wait = getattr(pool, "timeout", None)  # a BlockingConnectionPool's wait for a free connection
-        self._slots = _semaphore(pool.max_connections)
+        self._slots = threading.BoundedSemaphore(pool.max_connections)
         self._idle: list = []
         self._fork = _forks[0]  # (not os.getpid(): a system call, on every command)
         #: In a gevent worker: one connection, every greenlet's commands written together.

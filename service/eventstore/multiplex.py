@@ -3,9 +3,10 @@
 In the served worker (gunicorn's gevent worker: every request a greenlet) a
 move's Redis round trip was one ``send`` and one ``recv`` of its own on a
 connection of its own, and each ``send`` woke redis-server for one command: on
-this project's 2-core machines those two system calls were a sixth of the
-worker's CPU under load (bench/README.md, "One connection, commands written
-together"). Here the greenlets of a process share one connection:
+this project's 2-core machines those two system calls were about 15 % of the
+worker's CPU under load (bench/README.md, "One shared Redis connection per
+worker, commands written together"). Here the greenlets of a process share one
+connection:
 
 - A command is queued; the queue is written in one ``send`` by a callback of
   gevent's loop, which runs once the greenlets ready to run have run, so
