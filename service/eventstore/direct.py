@@ -208,6 +208,26 @@ class DirectScript:
         )
 
 
+def transaction(client: Any, pipe) -> list:
+    """Run the commands queued on ``pipe`` (``client.pipeline(transaction=True)``, nothing run
+    yet) in one MULTI/EXEC and return their replies; an error reply is raised, as redis-py's
+    ``execute`` raises it.
+
+    On a plain client through :class:`Direct` (one round trip without redis-py's
+    per-command layers; the replies are Redis's own, so a caller reads only those that
+    need no response callback, such as a script's); on a cluster client through
+    redis-py (slots, redirects). A match's creation takes this path.
+    """
+    if is_cluster(client):
+        return pipe.execute()
+    commands = [args for args, _options in pipe.command_stack]
+    replies = of(client).pipeline(("MULTI",), *commands, ("EXEC",))[-1]
+    for reply in replies:
+        if isinstance(reply, redis.ResponseError):
+            raise reply
+    return replies
+
+
 def script(client: Any, text: str):
     """``run(keys, args)``: the raw reply of Lua ``text``: a :class:`DirectScript` on a plain
     client, redis-py's registered script on a cluster client (slots, redirects)."""

@@ -117,7 +117,7 @@ class MatchRecords:
             self._index_first(record, None)
         pipe = self.redis.pipeline(transaction=True)
         self.queue_create(pipe, record, tokens, admin_hash, lobby=not cluster)
-        pipe.execute()
+        direct.transaction(self.redis, pipe)
 
     def _index_first(self, record: MatchRecord, ai_seats: list[int] | None) -> None:
         """On a cluster: the cross-slot index entries of a match about to be created (intents)."""
@@ -145,7 +145,7 @@ class MatchRecords:
         pipe = self.redis.pipeline(transaction=True)
         self.queue_create(pipe, record, tokens, admin_hash=admin_hash, lobby=not cluster)
         EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats, mark=not cluster)
-        return EventStore.parse_append(pipe.execute()[-1])
+        return EventStore.parse_append(direct.transaction(self.redis, pipe)[-1])
 
     def read_parts(
         self, match_id: str, record: bool, token_hash: str | None, after: int | str | None

@@ -179,5 +179,29 @@ def lost_scripts():
     }
 
 
+def transactions():
+    """MULTI ... EXEC from many callers at once, between others' single commands: each
+    transaction's commands reach Redis together (no one else's inside its MULTI)."""
+    run = shared()
+    client = connect(Config(), URL).events
+    counters = [key() for _ in range(50)]
+
+    def transaction(counter):
+        pipe = client.pipeline(transaction=True)
+        pipe.execute_command("INCR", counter)
+        pipe.execute_command("INCR", counter)
+        return direct.transaction(client, pipe)
+
+    calls = {f"tx-{i}": gevent.spawn(outcome, lambda c=c: transaction(c)) for i, c in enumerate(counters)}
+    calls.update(
+        {f"echo-{i}": gevent.spawn(outcome, lambda i=i: run("ECHO", f"echo-{i}")) for i in range(50)}
+    )
+    return {
+        "calls": results(calls),
+        "counters": [int(admin.get(c)) for c in counters],
+        "writes": run._shared.writes,
+    }
+
+
 if __name__ == "__main__":
     print(json.dumps(globals()[sys.argv[2]]()))

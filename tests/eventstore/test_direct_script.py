@@ -154,3 +154,33 @@ def test_a_pipeline_answers_in_order_and_an_error_reply_leaves_the_connection_in
     with pytest.raises(redis.ResponseError):
         run.pipeline(("INCR", key), ("XLEN", key), ("INCR", key))  # XLEN of a string: an error reply
     assert run("GET", key) == b"4"  # both INCRs ran, and this reply is this command's own
+
+
+def _transaction(client, *commands):
+    pipe = client.pipeline(transaction=True)
+    for command in commands:
+        pipe.execute_command(*command)
+    return direct.transaction(client, pipe)
+
+
+def test_a_transaction_runs_its_commands_together_and_returns_their_raw_replies(redis_server, key):
+    client = _client(redis_server)
+    replies = _transaction(
+        client, ("INCR", key), ("EVAL", "return {redis.call('GET', KEYS[1]), 'x'}", 1, key)
+    )
+    assert replies == [1, [b"1", b"x"]]  # EXEC's replies, without redis-py's callbacks
+
+
+def test_an_error_inside_a_transaction_is_raised_after_the_rest_ran(redis_server, key):
+    client = _client(redis_server)
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        _transaction(client, ("INCR", key), ("XLEN", key), ("INCR", key))
+    assert direct.of(client)("GET", key) == b"2"  # Redis ran the others; the connection is in step
+
+
+def test_a_transaction_redis_refuses_to_queue_runs_nothing(redis_server, key):
+    client = _client(redis_server)
+    with pytest.raises(redis.ResponseError):
+        _transaction(client, ("INCR", key), ("NO-SUCH-COMMAND", key))
+    assert direct.of(client)("GET", key) is None  # EXECABORT: not even the INCR ran
+    assert _transaction(client, ("INCR", key)) == [1]  # and the connection is in step

@@ -98,3 +98,11 @@ def test_a_redis_that_lost_its_scripts_runs_each_call_once(redis_server):
     assert got["shared"] is True and got["first"] == 1
     assert sorted(r["reply"] for r in got["calls"].values()) == list(range(2, 12))
     assert got["counter"] == 11
+
+
+def test_transactions_of_many_callers_each_reach_redis_whole(redis_server):
+    got = probe(redis_server, "transactions")
+    for name, outcome in got["calls"].items():
+        assert outcome == ({"reply": [1, 2]} if name.startswith("tx-") else {"reply": name}), name
+    assert got["counters"] == [2] * 50  # each transaction ran once, both of its commands
+    assert got["writes"] < 100  # written together, as single commands are
