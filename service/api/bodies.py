@@ -36,6 +36,10 @@ def _refuse_constant(name: str):
     raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
+#: One decoder for every body (``json.loads`` with an argument makes a new one per call).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 def loads(data: str | bytes):
     """Parse a request body; ``json.JSONDecodeError`` (a ValueError) when it is not JSON,
     :class:`BadRequest` when it is JSON beyond the API's limits."""
@@ -46,7 +50,7 @@ def loads(data: str | bytes):
             # a non-empty ``doc``: webargs reads an empty one as "no body"
             raise json.JSONDecodeError(f"not UTF-8: {exc.reason}", "<bytes>", 0) from None
     try:
-        value = json.loads(data, parse_constant=_refuse_constant)
+        value = _DECODER.decode(data)
     except RecursionError:
         raise _too_deep() from None
     except json.JSONDecodeError:
