@@ -260,7 +260,10 @@ class Matches:
         if not claimed.won:
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         self._seats.put((match_id, hash_token(token)), seat)
-        log.info("match %s: seat %d claimed", match_id, seat)
+        if claimed.record.full:  # one line per match at INFO: its start (each claim at DEBUG)
+            log.info("match %s: seat %d claimed, every seat is filled", match_id, seat)
+        else:
+            log.debug("match %s: seat %d claimed", match_id, seat)
         # The claim read the record and the log's length: a cached fold that long is the latest.
         fresh = None
         if folded is not None and folded.version == claimed.version:
