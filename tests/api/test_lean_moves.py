@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from gameroom import create_app
+from gameroom import create_app, jsoncodec
 from gameroom.api import lean
+from gameroom.schemas import SeatTokenSchema
 
 TAKE = {"type": "take", "pile": 0, "count": 1}
 
@@ -285,6 +286,38 @@ def test_the_lean_path_answers_seat_claims_as_flask_does(api, client, flask_clai
     )
     assert [s["name"] for s in lean["seats"]] == [s["name"] for s in flask["seats"]] == ["Ana", "Zoë 🚀"]
     assert lean["status"] == flask["status"] == "active"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"clock": {"per_move": 20, "bank": 60}, "timeout": {"action": "forfeit"}},
+        {"hide_names": True, "unlisted": True},
+        {"clock": {"per_move": 5}, "timeout": {"action": "ai-match", "level": "random"}, "hide_names": True},
+    ],
+)
+def test_the_lean_claim_answers_as_flask_with_lifecycle_settings(api, client, flask_claim_calls, settings):
+    """The lean claim skips the view's dump (``SeatTokenSchema``): its answer must be the bytes
+    that dump makes of it, with the keys of Flask's answer to the same claim."""
+    ids = [api.create(seats=[None, None], seed="lean-settings", **settings)[0] for _ in range(2)]
+    for seat in (0, 1):  # the second claim fills the match: its clocks start
+        a = _claim(client, ids[0], seat, {"name": f"p{seat}"}, origin=False)
+        b = _claim(client, ids[1], seat, {"name": f"p{seat}"}, origin=True)
+        assert a.status_code == b.status_code == 201
+        assert len(flask_claim_calls) == seat + 1  # b went to Flask, a did not
+        lean, flask = json.loads(a.get_data()), json.loads(b.get_data())
+        assert a.get_data() == jsoncodec.dumps(SeatTokenSchema().dump(lean)) + b"\n"
+        assert _key_paths(lean) == _key_paths(flask)
+        assert "settings" in lean["match"] and lean["match"]["settings"] == flask["match"]["settings"]
+
+
+def _key_paths(value, at=()):
+    """Every key path of a JSON document, in order (list items by position)."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in [(*at, k), *_key_paths(v, (*at, k))]]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _key_paths(v, (*at, i))]
+    return []
 
 
 def test_a_claimed_token_from_the_lean_path_plays(api, client):
