@@ -9,10 +9,9 @@ import logging
 import secrets
 
 from .application import Loaded, Matches, has_drafts
-from .core import decider, lifecycle
-from .core.decider import CONFIRMS, Folded
+from .core import lifecycle
+from .core.decider import CONFIRMS
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
-from .core.rng import seed_at
 from .core.undo import (
     APPLY,
     UndoConfirmed,
@@ -20,21 +19,16 @@ from .core.undo import (
     UndoRefused,
     has_base,
     plan_undo,
-    selective_keeps,
     state_after,
     undo_entry,
 )
-from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
-from .plugin_api import IllegalMove
+from .errors import Conflict, NotFound, ValidationFailed, VersionConflict
+from .logcheck import TamperedLog, verified_log
 
 log = logging.getLogger(__name__)
 
 EXPORT_FORMAT = "gameroom-match"
 EXPORT_FORMAT_VERSION = 1
-
-
-class TamperedLog(GameroomError):
-    status, code, title = 422, "tampered-log", "The log does not follow the rules"
 
 
 class History:
@@ -290,13 +284,15 @@ class History:
         schedule = [[1, doc["seed"]]] + [[r["version"], r["seed"]] for r in doc.get("reseeds") or []]
         if any(a[0] >= b[0] for a, b in zip(schedule, schedule[1:])):
             raise TamperedLog("The reseeds are not in increasing version order.", version=1)
-        verified = verify_log(game, entries, len(seat_objs), doc["options"], schedule)
+        verified, entries = verified_log(
+            game, entries, len(seat_objs), doc["options"], schedule, self.matches.ai_levels(game)
+        )
         if lifecycle.outcome(game, verified) is None:
             raise TamperedLog("The log ends before the match is over.", version=verified.version)
         record = MatchRecord(
             id=new_match_id(),
             game=doc["game"],
-            options=doc["options"],
+            options=entries[0]["options"],  # as the game loads them, like the setup entry's
             seed=schedule[-1][1],
             created=self.matches.clock(),
             seats=seat_objs,
@@ -305,148 +301,3 @@ class History:
         )
         loaded, _ = self._store_copy(record, entries)
         return loaded
-
-
-def _check_lifecycle(game, folded: Folded, entry: dict, num_seats: int, version: int, bad) -> dict:
-    """A lifecycle entry as the log may hold it: a known action by a seat of the match, and a
-    resignation's or forfeit's outcome what the game says it is."""
-    action, seat = entry.get("action"), entry.get("seat")
-    if action not in lifecycle.ACTIONS or not (
-        seat is None or isinstance(seat, int) and 0 <= seat < num_seats
-    ):
-        bad(version, "an unknown lifecycle action or seat")
-    if entry.get("events"):
-        bad(version, "a lifecycle entry carries no game events")
-    ends = action == lifecycle.RESIGN or (
-        action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") == lifecycle.FORFEIT
-    )
-    if ends and entry.get("outcome") != lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats):
-        bad(version, "the outcome is not what the game says a resignation or forfeit means")
-    if action == lifecycle.TIMEOUT and (entry.get("policy") or {}).get("action") not in lifecycle.POLICIES:
-        bad(version, "an unknown timeout policy")
-    return {**entry, "num_seats": num_seats}
-
-
-def _sealed_steps(game, folded: Folded, entry: dict, seed: str, version: int, bad) -> list[dict]:
-    """The sealed steps a move entry carries, each re-decided on the state the ones before made:
-    steps its seat could keep in a draft (no draw, no reveal, no confirm), with the events
-    they produce."""
-    sealed = entry.get("sealed") or []
-    if not isinstance(sealed, list):
-        bad(version, "its sealed steps are not a list")
-    seen, steps = folded, []
-    for step in sealed:
-        if not isinstance(step, dict):
-            bad(version, "a sealed step is not an object")
-        decided = decider.decide(game, seen, entry.get("seat"), step.get("move"), seed)
-        if decided["events"] != step.get("events"):
-            bad(version, "a sealed step's events are not what its move produces")
-        if not decider.sealable(game, seen, entry.get("seat"), decided):
-            bad(version, "a step is sealed that the game does not keep sealed")
-        steps.append({"move": step.get("move"), "events": decided["events"]})
-        seen = decider.with_steps(game, seen, steps[-1:])
-    return steps
-
-
-def verify_log(game, entries: list[dict], num_seats: int, options: dict, seed: str | list) -> Folded:
-    """Replay ``entries`` by re-deciding every command; raise TamperedLog at the first that differs.
-
-    ``seed``: the match's seed, or a fork's ``[[from_version, seed], ...]`` schedule.
-    """
-    schedule = [[1, seed]] if isinstance(seed, str) else seed
-    bad = _tampered
-    folded = _verified_setup(game, entries, num_seats, options, schedule)
-    states = {1: folded.state}
-    decided: dict[int, dict] = {}  # version -> the move entry as re-decided (for undo's refold)
-    for i, entry in enumerate(entries[1:], start=2):
-        if entry.get("version", i) != i:
-            bad(i, "versions are not consecutive")
-        kind = entry.get("kind")
-        try:
-            if kind == "move":
-                expected = _expected_move(game, folded, entry, seed_at(schedule, i), i)
-            elif kind == "undo":
-                expected = _expected_undo(game, folded, entry, i, states, decided)
-            elif kind == "lifecycle":
-                expected = _check_lifecycle(game, folded, entry, num_seats, i, bad)
-            else:
-                bad(i, f"unknown entry kind {kind!r}")
-        except GameroomError as exc:
-            if isinstance(exc, TamperedLog):
-                raise
-            bad(i, f"the move is refused ({exc.code}: {exc.detail})")
-        folded = decider.apply_entry(
-            game,
-            folded,
-            {**expected, "version": i, "drew": expected.get("drew"), "reveal": expected.get("reveal")},
-        )
-        states[i] = folded.state
-        if kind == "move":
-            decided[i] = {**expected, "version": i}
-    return folded
-
-
-def _tampered(version: int, why: str):
-    raise TamperedLog(f"Version {version}: {why}", version=version)
-
-
-def _verified_setup(game, entries: list[dict], num_seats: int, options: dict, schedule: list) -> Folded:
-    """The fold of the log's first entry, which must be the setup the seed and options give."""
-    bad = _tampered
-    if not entries:
-        bad(1, "the log is empty")
-    try:
-        opts = game.load_options(options)
-    except Exception:
-        bad(1, "the options are not valid for this game")
-    try:
-        game.check_seats(num_seats, opts)
-    except IllegalMove as exc:
-        bad(1, exc.message)
-    setup = decider.setup_entry(game, num_seats, opts, seed_at(schedule, 1))
-    first = entries[0]
-    if first.get("kind") != "setup" or first.get("events") != setup["events"]:
-        bad(1, "the setup does not follow from the seed and options")
-    return decider.apply_entry(game, Folded(), {**setup, "version": 1})
-
-
-def _expected_move(game, folded: Folded, entry: dict, seed: str, version: int) -> dict:
-    """A move entry as re-decided (with its sealed steps); its events must be the log's."""
-    sealed = _sealed_steps(game, folded, entry, seed, version, _tampered)
-    seen = decider.with_steps(game, folded, sealed)
-    expected = decider.decide(game, seen, entry.get("seat"), entry.get("move"), seed)
-    if expected["events"] != entry.get("events"):
-        _tampered(version, "its events are not what the move produces")
-    if sealed:
-        expected["sealed"] = sealed
-    return expected
-
-
-def _expected_undo(game, folded: Folded, entry: dict, i: int, states: dict, decided: dict) -> dict:
-    """An undo entry as it may be: to a state it may return to, with the state it restores.
-
-    Who consented is not part of the log; what can be checked is that the undo
-    returns to a state it may return to (never across a draw or reveal), cancels
-    no confirmed step, and keeps only what a selective undo may keep.
-    """
-    bad = _tampered
-    target, seat = entry.get("target"), entry.get("seat")
-    if target not in [c[0] for c in folded.checkpoints[:-1]]:
-        bad(i, "the undo crosses a random draw or a reveal")
-    keeps = entry.get("keeps") or []
-    if not isinstance(keeps, list):
-        bad(i, "the undo's keeps are not a list of versions")
-    if keeps and tuple(keeps) != selective_keeps(folded, seat, target):
-        bad(i, "the undo keeps steps a selective undo may not keep")
-    if any(c[2] & CONFIRMS for c in folded.checkpoints if c[0] > target and c[0] not in keeps):
-        bad(i, "the undo cancels a confirmed step")
-    if has_base(folded):
-        base = folded.checkpoints[0][0]
-        # the entries as re-decided here, not as the log spells them
-        between = [decided[v] for v in range(base + 1, i) if v in decided]
-        restored = state_after(game, folded, target, keeps, states[base], between)
-    else:
-        restored = states[target]
-    if entry.get("state") != restored:
-        bad(i, "the undo does not restore the state of its target version")
-    return {"kind": "undo", "seat": seat, "target": target, "keeps": keeps, "events": [], "state": restored}

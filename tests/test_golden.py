@@ -34,7 +34,7 @@ def test_golden_playthrough_import_round_trips(plain_matches, registry, path):
 
 
 def test_a_tampered_golden_log_is_refused_at_its_first_bad_version(plain_matches, registry):
-    from gameroom.history import TamperedLog
+    from gameroom.logcheck import TamperedLog
 
     data = json.loads(FILES[0].read_text())
     game = registry.get(data["game"])

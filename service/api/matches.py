@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from flask import current_app, url_for
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
@@ -20,6 +22,8 @@ from ..core.matches import hash_token, new_token
 from . import presenters
 from .blueprint import Blueprint
 from .docs import LOCATION, PROBLEM
+
+log = logging.getLogger(__name__)
 
 blp = Blueprint("matches", __name__, url_prefix="/api/matches", description="Matches and seats")
 
@@ -82,7 +86,13 @@ class MatchCollection(MethodView):
                 status, _ = matches.records.progress(match_id)
                 if args.get("status") and status != args["status"]:
                     continue
-                found.append(presenters.lobby_summary(matches, matches.load(match_id)))
+                try:
+                    found.append(presenters.lobby_summary(matches, matches.load(match_id)))
+                except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                    # One match whose log does not fold must not take the lobby down for everyone
+                    # (Redis being away still does: that is a 503, not a shorter lobby).
+                    log.exception("match %s left out of the lobby: its log cannot be read", match_id)
+                    continue
                 if len(found) == args["limit"]:
                     break
         return {"matches": found}

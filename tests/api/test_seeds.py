@@ -14,7 +14,7 @@ from gameroom.config import Config
 from gameroom.core import decider
 from gameroom.core.rng import Seeding
 from gameroom.eventstore.seed_secret import load_or_create
-from gameroom.history import TamperedLog, verify_log
+from gameroom.logcheck import TamperedLog, verify_log
 from gameroom.registry import build_registry
 from gameroom.testing import dice
 

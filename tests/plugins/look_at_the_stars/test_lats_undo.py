@@ -14,7 +14,8 @@ import pytest
 
 from gameroom.core import decider
 from gameroom.errors import Conflict
-from gameroom.history import History, TamperedLog, verify_log
+from gameroom.history import History
+from gameroom.logcheck import TamperedLog, verify_log
 
 SLUG = "look-at-the-stars"
 CONFIRM = {"type": "confirm_turn"}
