@@ -26,6 +26,10 @@ class BadRequest(GameroomError):
     status, code, title = 400, "bad-request", "Bad request"
 
 
+class UnsupportedMediaType(GameroomError):
+    status, code, title = 415, "unsupported-media-type", "Unsupported media type"
+
+
 class ValidationFailed(GameroomError):
     status, code, title = 422, "validation-error", "Invalid request"
 

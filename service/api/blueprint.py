@@ -26,13 +26,20 @@ from flask_smorest.utils import remove_none
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
+from ..errors import UnsupportedMediaType
 from . import bodies
 
 
 class Parser(FlaskParser):
     def load_json(self, req, schema):
-        """As webargs' loader, parsing with :func:`bodies.loads`."""
+        """As webargs' loader, parsing with :func:`bodies.loads`. A body that is not declared
+        JSON is refused (415), not read as no body: a leave's ``{"level": "mcts"}`` sent as
+        ``curl -d`` (form-encoded) must not hand the seat to the default level instead."""
         if not is_json_request(req):
+            if req.content_length or req.get_data(cache=True):
+                raise UnsupportedMediaType(
+                    "A request body must be JSON, sent with Content-Type: application/json."
+                )
             return missing
         data = req.get_data(cache=True)
         if not data:
@@ -61,7 +68,7 @@ class Blueprint(_Blueprint):
         def decorator(func):
             view = parse(func)
             responses = _documented(view, "arguments").setdefault("responses", {})
-            for code in (400, 413):
+            for code in (400, 413, 415):
                 responses.setdefault(code, http.HTTPStatus(code).name)
             return view
 

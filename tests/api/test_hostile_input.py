@@ -341,3 +341,48 @@ def test_an_idempotency_key_with_a_control_or_non_ascii_character_is_refused(api
         headers={"Idempotency-Key": "a b~"},
     )
     assert kept.status_code == 201 and api.state(match_id)["version"] == before + 1
+
+
+# -- a body that is not declared JSON ---------------------------------------------------
+
+FORM = "application/x-www-form-urlencoded"  # what `curl -d` sends without -H
+
+
+def _post_typed(api, path, body, content_type, token=None):
+    """POST ``body`` as ``content_type``; the answer is checked against openapi.yaml."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = api.client.post(path, data=body, content_type=content_type, headers=headers)
+    api._validate("POST", path, r, headers)
+    return r
+
+
+@pytest.mark.parametrize(
+    "content_type", [FORM, "text/plain", "application/xml", "multipart/form-data; boundary=x"]
+)
+def test_a_body_not_declared_json_is_refused_with_415_and_changes_nothing(api, expect_problem, content_type):
+    """Read as "no body", a leave's ``{"level": "mcts"}`` sent form-encoded would hand the seat
+    to the default level; every body route refuses it instead."""
+    match_id, tokens = api.create()
+    base = f"/api/matches/{match_id}"
+    version = api.state(match_id)["version"]
+    before = _lobby(api)
+    seat = api.state(match_id)["active_seats"][0]
+    for path, body, token in [
+        ("/api/matches", '{"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]}', None),
+        (f"{base}/moves", '{"move": {"type": "take", "pile": 0, "count": 1}}', tokens[seat]),
+        (f"{base}/leave", '{"level": "greedy"}', tokens[seat]),
+        (f"{base}/undo", '{"steps": 1}', tokens[seat]),
+        ("/api/matches/import", "{}", None),
+    ]:
+        expect_problem(_post_typed(api, path, body, content_type, token), 415, "unsupported-media-type")
+    assert api.state(match_id)["version"] == version and _lobby(api) == before
+
+
+def test_a_bodiless_post_with_any_content_type_still_works(api):
+    """``curl -X POST`` with no body, or a client that always sends a Content-Type: no body, no 415."""
+    match_id, tokens = api.create()
+    seat = api.state(match_id)["active_seats"][0]
+    r = api.call(
+        "POST", f"/api/matches/{match_id}/resign", token=tokens[seat], headers={"Content-Type": FORM}
+    )
+    assert r.status_code == 201, r.get_data(as_text=True)
