@@ -76,7 +76,7 @@ class State(MethodView):
             loaded = matches.with_draft(loaded, None)  # another seat's view of a finished match
         tag = state_tag(loaded, seat, args.get("include"))
         headers = {"ETag": f'"{tag}"'}
-        if request.if_none_match.contains(tag):
+        if request.if_none_match.contains_weak(tag):  # RFC 9110 §13.1.2: weak comparison
             return "", 304, headers
         return presenters.json_response(
             presenters.state(

@@ -155,6 +155,9 @@ def test_state_etag_and_not_modified(api):
     etag = r.headers["ETag"]
     again = api.get(f"/api/matches/{match_id}/state", token=tokens[0], headers={"If-None-Match": etag})
     assert again.status_code == 304
+    # RFC 9110 §13.1.2: If-None-Match compares weakly, so a proxy's W/ prefix still matches
+    weak = api.get(f"/api/matches/{match_id}/state", token=tokens[0], headers={"If-None-Match": f"W/{etag}"})
+    assert weak.status_code == 304
     other = api.get(f"/api/matches/{match_id}/state", token=tokens[1], headers={"If-None-Match": etag})
     assert other.status_code == 200, "another seat's view must not be served from the first seat's ETag"
     seat, token = _turn_token(api, match_id, tokens)
