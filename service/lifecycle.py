@@ -195,7 +195,9 @@ class Lifecycle:
 
         The first call creates it (human seats reserved for the same seats,
         AI seats keep their level); each human seat that calls gets its new
-        token there. The creator's admin token carries over. Returns
+        token there. A seat whose player left it (to an AI, see :meth:`leave`)
+        is open instead: its token is retired, so no one could ever accept
+        for it. The creator's admin token carries over. Returns
         ``{"match": Loaded, "seat": n or None, "token": str or None}``.
         """
         if seat is None:
@@ -211,7 +213,9 @@ class Lifecycle:
         planned = new_match_id()
         next_id, created_now = self.records.plan_rematch(match_id, planned)
         if self.matches.records.get(next_id) is None:
-            self._create_rematch(record, next_id)
+            overlay = loaded.folded.lifecycle
+            left = {i for i in range(record.num_seats) if overlay and overlay["left"][i]}
+            self._create_rematch(record, next_id, left)
         token = None
         if seat is not None:
             token = new_token()
@@ -229,8 +233,10 @@ class Lifecycle:
             )
         return {"match": self.matches.load(next_id), "seat": seat, "token": token}
 
-    def _create_rematch(self, record, next_id: str) -> None:
-        """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it."""
+    def _create_rematch(self, record, next_id: str, left: set[int]) -> None:
+        """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it.
+
+        ``left``: the seats whose player left the match; they are open, not reserved."""
         if not self.records.take_rematch_lock(record.id, next_id, REMATCH_LOCK_SECONDS):
             deadline = time.monotonic() + REMATCH_WAIT_SECONDS
             while self.matches.records.get(next_id) is None:
@@ -245,7 +251,7 @@ class Lifecycle:
             settings = {
                 **record.settings,
                 "rematch_of": record.id,
-                "reserved": [i for i, s in enumerate(record.seats) if not s.ai],
+                "reserved": [i for i, s in enumerate(record.seats) if not s.ai and i not in left],
             }
             admin = self.records.admin_hash(record.id)
             self.matches.create(

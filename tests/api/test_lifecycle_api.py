@@ -212,6 +212,25 @@ def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
     assert [(e["seat"], e["next"]) for e in rematches] == [(0, rematch["id"]), (1, rematch["id"])]
 
 
+def test_a_rematch_opens_the_seat_of_a_player_who_left(api):
+    """The leaver's token is retired, so the rematch cannot wait for it: the seat is open to claim."""
+    match_id, tokens, admin = _create(api)
+    assert api.post(f"/api/matches/{match_id}/leave", {"level": "random"}, token=tokens[0]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[1]).status_code == 201
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1])
+    assert r.status_code == 201, r.get_json()
+    rematch = r.get_json()["match"]
+    assert rematch["status"] == "waiting" and rematch["settings"]["reserved"] == [1]
+    r = api.post(f"/api/matches/{match_id}/rematch", token=admin)
+    assert r.status_code == 201 and r.get_json()["match"]["id"] == rematch["id"]
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 401, "bad-admin-token")
+    # anyone with the link (the leaver too) may take the seat, and the rematch starts
+    r = api.post(f"/api/matches/{rematch['id']}/seats/0", {"name": "Cy"})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["match"]["status"] == "active"
+    assert [s["name"] for s in api.get(f"/api/matches/{rematch['id']}").get_json()["seats"]] == ["Cy", "Bo"]
+
+
 # -- clocks in every view -----------------------------------------------------------------
 
 
