@@ -239,7 +239,7 @@ class EntrySchema(Schema):
     )
     target = fields.Integer(metadata={"description": "for undo entries: the version returned to"})
     action = fields.String(
-        validate=validate.OneOf(["start", "resign", "leave", "reclaim", "timeout", "rematch"]),
+        validate=validate.OneOf(["start", "resign", "leave", "reclaim", "timeout", "rematch", "release"]),
         metadata={"description": "for lifecycle entries: what happened to the match"},
     )
     level = fields.String(metadata={"description": "leave: the AI level that plays the seat now"})

@@ -128,7 +128,8 @@ class Matches:
         self._records = LRU(4096)
         self._seats = LRU(16384)
         # The record of a match seen with open seats: what a claim checks of it (the seat count,
-        # reserved and AI seats) is fixed at creation; who holds a seat the claim's script decides.
+        # reserved and AI seats) is fixed at creation, but for a reservation its creator releases
+        # (a refusal reads the record again); who holds a seat the claim's script decides.
         self._claimable = LRU(4096)
 
     @property
@@ -242,6 +243,10 @@ class Matches:
         record = self._records.get(match_id) or self._claimable.get(match_id) or self.record(match_id)
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
+        if seat in record.settings.get("reserved", ()):
+            # The creator may have released it since this process read the record (never the reverse).
+            record = self.record(match_id)
+            self._remember_record(record)
         if seat in record.settings.get("reserved", ()):
             raise Conflict(
                 f"Seat {seat} is kept for its player in the previous match (rematch).", code="seat-reserved"

@@ -1,4 +1,4 @@
-"""Use cases around the players: resign, leave to an AI, reclaim, timeouts, rematch.
+"""Use cases around the players: resign, leave to an AI, reclaim, timeouts, rematch and its release.
 
 Built on :class:`gameroom.application.Matches` (free of HTTP and RQ, like it).
 Every action here is a lifecycle entry in the match's stream (see
@@ -17,6 +17,7 @@ from .application import Loaded, Matches
 from .core import lifecycle
 from .core.matches import ACTIVE, FINISHED, hash_token, new_match_id, new_token, status_of
 from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed, VersionConflict
+from .eventstore.records import NO_MATCH, RELEASED, SEAT_CLAIMED
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,32 @@ class Lifecycle:
         new, _entry = self._append(match_id, build)
         log.info("match %s: seat %d reclaimed by the creator", match_id, seat)
         return new, token
+
+    def release(self, match_id: str, seat: int, admin_token: str | None) -> tuple[Loaded, dict]:
+        """The creator opens a rematch's seat kept for its player to anyone (who never accepted).
+
+        The release is kept in the record (see :meth:`MatchRecords.release`), where the claim
+        reads reservations, then told in the log. Until someone claims the seat, its player may
+        still accept the rematch and take it."""
+        self.check_admin(match_id, admin_token)
+        record = self.matches.record(match_id)
+        if not 0 <= seat < record.num_seats:
+            raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
+        not_reserved = Conflict(f"Seat {seat} is not kept for anyone.", code="seat-not-reserved")
+        if seat not in record.settings.get("reserved", ()):
+            raise not_reserved
+        done = self.records.release(match_id, seat)
+        if done == SEAT_CLAIMED:
+            raise Conflict(f"Seat {seat} is taken: its player accepted the rematch.", code="seat-taken")
+        if done == NO_MATCH:  # gone since it was read (only a flushed Redis does that)
+            raise NotFound(f"No match {match_id}.", code="unknown-match")
+        if done != RELEASED:  # a racing release came first
+            raise not_reserved
+        new, entry = self._append(
+            match_id, lambda _l: lifecycle.entry(lifecycle.RELEASE, seat, num_seats=record.num_seats)
+        )
+        log.info("match %s: seat %d released by the creator", match_id, seat)
+        return new, entry
 
     # -- timeouts ----------------------------------------------------------------
 

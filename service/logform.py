@@ -48,6 +48,7 @@ LIFECYCLE_KEYS = {
     lifecycle.RECLAIM: {"num_seats"},
     lifecycle.TIMEOUT: {"num_seats", "policy", "outcome"},
     lifecycle.REMATCH: {"num_seats", "next"},
+    lifecycle.RELEASE: {"num_seats"},
 }
 _STEP_KEYS = frozenset({"move", "events", "time", "actor"})
 

@@ -196,3 +196,45 @@ def test_processes_that_cached_a_match_with_open_seats_claim_each_seat_once(redi
     assert {b.open(match_id, token)[1] for _, token in won} == {0, 1}
     assert {a.open(match_id, token)[1] for _, token in won} == {0, 1}
     assert a.load(match_id).record.seats == b.load(match_id).record.seats == record.seats
+
+
+def _rematch_waiting_for_ana(matches):
+    """A finished match whose rematch Bo accepted: returns the lifecycle, the admin token, the old
+    match's id and tokens, and the rematch's id (seat 0 kept for Ana)."""
+    from gameroom.core.matches import hash_token, new_token
+
+    life, admin = Lifecycle(matches), new_token()
+    loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
+    match_id = loaded.record.id
+    life.resign(match_id, 0)
+    rematch_id = life.rematch(match_id, 1)["match"].record.id
+    return life, admin, match_id, tokens, rematch_id
+
+
+def test_a_process_that_saw_a_seat_reserved_lets_anyone_claim_it_once_released(redis_client, registry):
+    behind, other = matches_on(redis_client, registry), matches_on(redis_client, registry)
+    life, admin, _match_id, _tokens, rematch_id = _rematch_waiting_for_ana(other)
+    behind.load(rematch_id)  # this process keeps the record, with seat 0 reserved
+    with pytest.raises(GameroomError) as refused:
+        behind.claim_seat(rematch_id, 0, "Cy")
+    assert refused.value.code == "seat-reserved"
+    life.release(rematch_id, 0, admin)
+    loaded, token = behind.claim_seat(rematch_id, 0, "Cy")
+    assert loaded.record.full and other.open(rematch_id, token)[1] == 0
+
+
+def test_a_release_racing_its_players_acceptance_leaves_the_seat_to_the_player(plain_matches):
+    for _ in range(ROUNDS):
+        life, admin, match_id, _tokens, rematch_id = _rematch_waiting_for_ana(plain_matches)
+        released, accepted = _race(
+            lambda: life.release(rematch_id, 0, admin),
+            lambda: life.rematch(match_id, 0),
+        )
+        assert not isinstance(accepted, GameroomError), accepted
+        assert plain_matches.open(rematch_id, accepted["token"])[1] == 0
+        assert plain_matches.record(rematch_id).full
+        actions = [k[1] for k in _kinds(plain_matches, rematch_id) if k[0] == "lifecycle"]
+        if isinstance(released, GameroomError):
+            assert released.code == "seat-taken" and actions == []
+        else:
+            assert actions == ["release"]

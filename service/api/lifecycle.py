@@ -1,4 +1,4 @@
-"""Resign, leave to an AI, reclaim a left seat, rematch (see :mod:`gameroom.lifecycle`)."""
+"""Resign, leave to an AI, reclaim a left seat, rematch, release a rematch's seat (see :mod:`gameroom.lifecycle`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ blp = Blueprint(
     "lifecycle",
     __name__,
     url_prefix="/api/matches",
-    description="Resigning, leaving to an AI, reclaiming a seat, rematches",
+    description="Resigning, leaving to an AI, reclaiming a seat, rematches and releasing their seats",
 )
 
 
@@ -88,6 +88,22 @@ class Reclaim(MethodView):
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
         loaded, token = _lifecycle().reclaim(match_id, seat, bearer_token())
         return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}
+
+
+@blp.route("/<match_id>/seats/<int:seat>/release")
+class Release(MethodView):
+    @blp.operation("releaseSeat")
+    @blp.response(201, LifecycleResultSchema)
+    @blp.alt_response(401, **UNAUTHORIZED, description="bad-admin-token")
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM, description="seat-not-reserved, seat-taken")
+    def post(self, match_id, seat):
+        """Release a rematch's seat kept for a player who has not accepted (bearer: the admin token).
+
+        The seat is open from then on: anyone may claim it (``POST .../seats/{seat}``), its
+        player too, by accepting the rematch. For when a player does not come back."""
+        loaded, entry = _lifecycle().release(match_id, seat, bearer_token())
+        return _result(loaded, entry, None)
 
 
 @blp.route("/<match_id>/rematch")

@@ -17,7 +17,8 @@ token stops working), ``reclaim`` (a left seat is human again, with a token
 its creator issued), ``timeout`` (the seat's time ran out; the match's
 policy is applied: an AI plays its turn or the rest of the match, or the
 seat forfeits), ``rematch`` (after the end: the next match was created, or
-a seat accepted it; ``next`` names it).
+a seat accepted it; ``next`` names it), ``release`` (in a rematch that waits
+for its players: the creator opened a seat kept for its player to anyone).
 
 Folding keeps an *overlay* next to the game's state (``Folded.lifecycle``):
 a JSON-compatible dict, so snapshots carry it. It is ``None`` for a match
@@ -41,7 +42,8 @@ import hashlib
 
 LIFECYCLE = "lifecycle"
 START, RESIGN, LEAVE, RECLAIM, TIMEOUT, REMATCH = "start", "resign", "leave", "reclaim", "timeout", "rematch"
-ACTIONS = (START, RESIGN, LEAVE, RECLAIM, TIMEOUT, REMATCH)
+RELEASE = "release"
+ACTIONS = (START, RESIGN, LEAVE, RECLAIM, TIMEOUT, REMATCH, RELEASE)
 
 #: Timeout policies: an AI plays the rest of the seat's turn, or the rest of the match; or the seat forfeits.
 AI_TURN, AI_MATCH, FORFEIT = "ai-turn", "ai-match", "forfeit"
@@ -134,7 +136,7 @@ def _apply_action(overlay: dict, entry: dict) -> None:
         else:
             until = "turn" if policy["action"] == AI_TURN else "match"
             overlay["ai"][seat] = {"level": policy["level"], "until": until}
-    elif action != REMATCH:  # a rematch changes nothing in this match
+    elif action not in (REMATCH, RELEASE):  # a rematch changes nothing in this match; a release, its record
         raise ValueError(f"unknown lifecycle action {action!r}")
 
 
@@ -339,6 +341,8 @@ def describe(entry: dict, names: list[str]) -> list[str]:
         if seat is None:
             return [f"A rematch was set up: match {entry['next']}."]
         return [f"{who} accepts the rematch: match {entry['next']}."]
+    if action == RELEASE and seat is not None:  # not the name: the seat's next player may be another
+        return [f"Seat {seat + 1} is open to anyone: the creator released it from its previous player."]
     return [f"{who}: {action}."]
 
 

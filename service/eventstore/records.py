@@ -52,6 +52,18 @@ end
 return {won, redis.call('HGETALL', KEYS[1]), length, saved}
 """
 
+#: KEYS: the match's meta hash; ARGV: ``seat:<n>``, ``released:<n>``. Releases seat n's
+#: reservation unless the seat is claimed. Returns -1 (no such match), 0 (the seat is
+#: claimed), 1 (released before) or 2 (released now).
+RELEASE_LUA = """
+if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+return redis.call('HSETNX', KEYS[1], ARGV[2], '1') + 1
+"""
+
+#: What :meth:`MatchRecords.release` returns.
+NO_MATCH, SEAT_CLAIMED, RELEASED_BEFORE, RELEASED = -1, 0, 1, 2
+
 
 #: KEYS: the match's meta hash, its tokens hash, its events stream, its snapshots hash (one
 #: slot); ARGV: ``1`` to read the record, a token's hash to read its seat (``""``: none), the
@@ -110,6 +122,7 @@ class MatchRecords:
         self.redis = client
         self._claim = direct.script(client, CLAIM_LUA)
         self._read_parts = direct.script(client, READ_PARTS_LUA)
+        self._release = direct.script(client, RELEASE_LUA)
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         cluster = is_cluster(self.redis)
@@ -224,6 +237,11 @@ class MatchRecords:
         if not raw or b"record" not in raw:
             return None
         static = json.loads(raw[b"record"])
+        settings = static.get("settings") or {}
+        if settings.get("reserved"):  # a rematch: less the seats its creator released
+            kept = [n for n in settings["reserved"] if f"released:{n}".encode() not in raw]
+            if len(kept) != len(settings["reserved"]):
+                settings = {**settings, "reserved": kept}
         seats = []
         for i in range(static["num_seats"]):
             claim = raw.get(f"seat:{i}".encode())
@@ -238,7 +256,7 @@ class MatchRecords:
             read_only=static.get("read_only", False),
             forked_from=static.get("forked_from"),
             seed_log=static.get("seed_log"),
-            settings=static.get("settings") or {},
+            settings=settings,
         )
 
     def claim(
@@ -275,6 +293,13 @@ class MatchRecords:
         meta = found[1]
         record = self.parse_flat(meta)
         return SeatClaim(found[0] == 1, record, int(found[2]), found[3] == 1)
+
+    def release(self, match_id: str, seat: int) -> int:
+        """Release a rematch's reservation of ``seat`` (kept as ``released:<n>`` in the record hash,
+        which :meth:`parse` takes out of ``settings["reserved"]``), unless the seat is claimed: one
+        script, so a release and its player's acceptance cannot both win. Returns :data:`RELEASED`,
+        :data:`RELEASED_BEFORE`, :data:`SEAT_CLAIMED` or :data:`NO_MATCH`."""
+        return int(self._release([keys.meta(match_id)], [f"seat:{seat}", f"released:{seat}"]))
 
     def set_token(self, match_id: str, seat: int, token: str) -> None:
         """Make ``token`` (stored hashed) act for ``seat``, besides any token it had."""

@@ -29,7 +29,14 @@ from ..core.matches import MatchRecord, Seat, hash_token
 from ..errors import VersionConflict
 from ..eventstore import EventStore, keys
 from ..eventstore.drafts import Draft, DraftFlush
-from ..eventstore.records import AFTER_SNAPSHOT, MatchRecords
+from ..eventstore.records import (
+    AFTER_SNAPSHOT,
+    NO_MATCH,
+    RELEASED,
+    RELEASED_BEFORE,
+    SEAT_CLAIMED,
+    MatchRecords,
+)
 
 
 class Backend(NamedTuple):
@@ -542,6 +549,19 @@ class EventStoreContract:
         assert records.take_rematch_lock("other", "b", 30) is True
         records.release_rematch_lock("m")
         assert records.take_rematch_lock("m", "b", 30) is True
+
+    def test_a_reserved_seat_is_released_once_unless_claimed_and_the_record_shows_it(self, records):
+        reserved = _record("m", seats=3, filled=0)
+        reserved.settings["reserved"] = [0, 1, 2]
+        records.create(reserved, {})
+        assert records.claim("m", 1, "Bo", "tok1").won
+        assert records.release("m", 0) == RELEASED
+        assert records.release("m", 0) == RELEASED_BEFORE
+        assert records.release("m", 1) == SEAT_CLAIMED
+        assert records.get("m").settings == {"unlisted": False, "reserved": [1, 2]}
+        assert records.claim("m", 2, "Cy", "tok2").record.settings["reserved"] == [1, 2]
+        assert records.release("ghost", 0) == NO_MATCH
+        assert records.redis.exists(keys.meta("ghost")) == 0
 
     # -- health ---------------------------------------------------------------
 

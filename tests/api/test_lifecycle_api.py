@@ -231,6 +231,64 @@ def test_a_rematch_opens_the_seat_of_a_player_who_left(api):
     assert [s["name"] for s in api.get(f"/api/matches/{rematch['id']}").get_json()["seats"]] == ["Cy", "Bo"]
 
 
+def _rematch_bo_accepted(api):
+    """Ana resigns, Bo accepts the rematch: it waits for Ana. Returns the old match's id and
+    tokens, the admin token, and the rematch's id."""
+    match_id, tokens, admin = _create(api)
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[0]).status_code == 201
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1])
+    assert r.status_code == 201, r.get_json()
+    return match_id, tokens, admin, r.get_json()["match"]["id"]
+
+
+def test_the_creator_releases_a_seat_kept_for_a_player_who_does_not_come_back(api):
+    match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
+    base = f"/api/matches/{rematch_id}"
+    problem(api.post(f"{base}/seats/0", {"name": "Cy"}), 409, "seat-reserved")
+    for wrong in (None, tokens[0], tokens[1], "y" * 32):
+        problem(api.post(f"{base}/seats/0/release", token=wrong), 401, "bad-admin-token")
+    problem(api.post(f"{base}/seats/2/release", token=admin), 404, "no-such-seat")
+    problem(api.post(f"{base}/seats/1/release", token=admin), 409, "seat-taken")  # Bo accepted
+    problem(api.post(f"/api/matches/{match_id}/seats/0/release", token=admin), 409, "seat-not-reserved")
+    assert api.get(base).get_json()["version"] == 1  # every refusal changed nothing
+    r = api.post(f"{base}/seats/0/release", token=admin)
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["entry"]["action"] == "release" and body["entry"]["seat"] == 0 and body["entry"]["text"]
+    assert body["match"]["status"] == "waiting" and body["match"]["settings"]["reserved"] == [1]
+    problem(api.post(f"{base}/seats/0/release", token=admin), 409, "seat-not-reserved")
+    # anyone may take the seat now, and play it
+    r = api.post(f"{base}/seats/0", {"name": "Cy"})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["match"]["status"] == "active"
+    assert api.state(rematch_id, r.get_json()["token"])["seat"] == 0
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "seat-taken")
+    actions = [e.get("action") for e in _history(api, rematch_id) if e["kind"] == "lifecycle"]
+    assert actions == ["release"]
+
+
+def test_a_released_seat_is_still_its_players_if_they_accept_first(api):
+    match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
+    assert api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin).status_code == 201
+    r = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["seat"] == 0 and r.get_json()["match"]["status"] == "active"
+    problem(api.post(f"/api/matches/{rematch_id}/seats/0", {"name": "Cy"}), 409, "seat-taken")
+
+
+def test_a_rematch_with_a_released_seat_exports_and_imports(api):
+    _match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
+    assert api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin).status_code == 201
+    cy = api.post(f"/api/matches/{rematch_id}/seats/0", {"name": "Cy"}).get_json()["token"]
+    assert api.post(f"/api/matches/{rematch_id}/resign", token=cy).status_code == 201
+    doc = api.get(f"/api/matches/{rematch_id}/export").get_json()
+    assert [e.get("action") for e in doc["entries"]] == [None, "release", "resign"]
+    r = api.post("/api/matches/import", doc)
+    assert r.status_code == 201, r.get_json()
+    again = api.get(f"/api/matches/{r.get_json()['match']['id']}/export").get_json()
+    assert again["entries"] == doc["entries"]
+
+
 # -- clocks in every view -----------------------------------------------------------------
 
 
@@ -349,6 +407,10 @@ def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing
         (api.post(f"{base}/seats/99999999999999999999/reclaim", token=admin), 404),
         (api.post("/api/matches/..%2F..%2Fetc/resign", token=tokens[0]), 404),
         (api.post("/api/matches/nope/seats/0/reclaim", token=admin), 404),
+        (api.post(f"{base}/seats/99999999999999999999/release", token=admin), 404),
+        (api.post(f"{base}/seats/0/release", token="Bearer\x00"), 401),
+        (api.post(f"{base}/seats/0/release", token=admin), 409),
+        (api.post("/api/matches/nope/seats/0/release", token=admin), 404),
     ]
     for response, status in cases:
         assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
