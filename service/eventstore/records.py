@@ -297,7 +297,7 @@ class MatchRecords:
     def release(self, match_id: str, seat: int) -> int:
         """Release a rematch's reservation of ``seat`` (kept as ``released:<n>`` in the record hash,
         which :meth:`parse` takes out of ``settings["reserved"]``), unless the seat is claimed: one
-        script, so a release and its player's acceptance cannot both win. Returns :data:`RELEASED`,
+        script, so a seat its player took is never released. Returns :data:`RELEASED`,
         :data:`RELEASED_BEFORE`, :data:`SEAT_CLAIMED` or :data:`NO_MATCH`."""
         return int(self._release([keys.meta(match_id)], [f"seat:{seat}", f"released:{seat}"]))
 

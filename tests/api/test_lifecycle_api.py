@@ -276,6 +276,18 @@ def test_a_released_seat_is_still_its_players_if_they_accept_first(api):
     problem(api.post(f"/api/matches/{rematch_id}/seats/0", {"name": "Cy"}), 409, "seat-taken")
 
 
+def test_a_released_seat_of_a_clocked_rematch_starts_the_clocks_once_claimed(api):
+    match_id, tokens, admin = _create(api, clock={"per_move": 30})
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[0]).status_code == 201
+    rematch_id = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]).get_json()["match"]["id"]
+    r = api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin)
+    assert r.status_code == 201 and r.get_json()["match"]["clock"]["running"] == []
+    assert api.post(f"/api/matches/{rematch_id}/seats/0", {"name": "Cy"}).status_code == 201
+    summary = api.get(f"/api/matches/{rematch_id}").get_json()
+    assert summary["status"] == "active" and summary["clock"]["running"] == summary["active_seats"]
+    assert [e.get("action") for e in _history(api, rematch_id)] == [None, "release", "start"]
+
+
 def test_a_rematch_with_a_released_seat_exports_and_imports(api):
     _match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
     assert api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin).status_code == 201
