@@ -386,6 +386,19 @@ class Game:
         """
         return bool(event.get("confirms"))
 
+    def ends_turn(self, event: Event) -> bool:
+        """Optional. Whether ``event`` ends the turn of the seat whose step produced it.
+
+        Clocks count turns (a per-move limit, a time bank's increment, an AI that plays
+        a timed-out seat's turn): a seat's turn ends when it stops being active, or at
+        its own step with an event for which this returns ``True``, even if the seat is
+        active again right after. Say so for such events: the last seat to confirm a
+        simultaneous turn, a solo game, a "take another turn" rule; that seat's next
+        turn then starts at that step. A step with such an event is never kept sealed
+        (:meth:`sealed_steps`). Default: :meth:`confirms` (confirming ends the turn).
+        """
+        return self.confirms(event)
+
     def describe(self, event: Event, seat: Seat, names: Sequence[str]) -> str:
         """One short human sentence for ``event`` as ``seat`` sees it.
 

@@ -135,9 +135,24 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
         num_seats = len(folded.lifecycle["turn_start"]) if folded.lifecycle else entry["num_seats"]
         over = game.outcome(new.state) is not None
         new.lifecycle = lifecycle.evolve(
-            folded.lifecycle, entry, num_seats, [] if over else game.active_seats(new.state), over
+            folded.lifecycle,
+            entry,
+            num_seats,
+            [] if over else game.active_seats(new.state),
+            over,
+            turns_ended(game, entry),
         )
     return new
+
+
+def turns_ended(game: Game, entry: dict) -> list[int]:
+    """The seat whose turn ``entry`` ends even if it stays active (its clock restarts): a move's
+    seat, when one of the move's events ends its turn (``Game.ends_turn``). A seat that becomes
+    inactive needs no such signal; sealed steps never end a turn (see :func:`sealable`)."""
+    seat = entry.get("seat")
+    if entry["kind"] != MOVE or seat is None:
+        return []
+    return [seat] if any(game.ends_turn(e) for e in entry["events"]) else []
 
 
 def _apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
@@ -246,11 +261,12 @@ def barrier(folded: Folded) -> int:
 
 
 def sealable(game: Game, folded: Folded, seat: int, entry: dict) -> bool:
-    """Whether the step ``entry`` (as :func:`decide` built it on ``folded``) goes to ``seat``'s draft."""
+    """Whether the step ``entry`` (as :func:`decide` built it on ``folded``) goes to ``seat``'s draft
+    (never a step that confirms or ends the seat's turn: the others, and the clocks, see those)."""
     return (
         not entry["drew"]
         and not entry["reveal"]
-        and not any(game.confirms(e) for e in entry["events"])
+        and not any(game.confirms(e) or game.ends_turn(e) for e in entry["events"])
         and bool(game.sealed_steps(folded.state, seat))
     )
 

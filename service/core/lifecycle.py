@@ -26,9 +26,13 @@ that has no clock and no lifecycle entry, which costs nothing.
 
 **Clocks.** A time control is a per-move limit (``per_move`` seconds for
 each turn: from the entry that makes a seat active until the entry that
-makes it inactive), a Fischer time bank (``bank`` seconds to start with, less
-the time the seat was active, plus ``increment`` each time its turn ends), or
-both (the earlier deadline counts). A game's turn may take several atomic
+makes it inactive, or until the seat's own entry that ends its turn although
+it stays active: ``Game.ends_turn``, say the last confirm of a simultaneous
+turn, which starts the next turn at once), a Fischer time bank (``bank``
+seconds to start with, less the time the seat was active, plus ``increment``
+each time its turn ends), or both (the earlier deadline counts). An AI that
+took a seat over for the rest of its turn (``ai-turn``) hands it back when
+that turn ends. A game's turn may take several atomic
 steps; the clock counts the turn, not each step. Time comes only from the
 ``time`` of each entry (the server's clock when it was appended), so replay
 reproduces every clock exactly and ``state?version=N`` shows them as they
@@ -39,6 +43,7 @@ has only its increment for later turns.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 LIFECYCLE = "lifecycle"
 START, RESIGN, LEAVE, RECLAIM, TIMEOUT, REMATCH = "start", "resign", "leave", "reclaim", "timeout", "rematch"
@@ -88,9 +93,15 @@ def _blank(num_seats: int) -> dict:
 
 
 def evolve(
-    overlay: dict | None, entry: dict, num_seats: int, active_after: list[int], over: bool
+    overlay: dict | None,
+    entry: dict,
+    num_seats: int,
+    active_after: list[int],
+    over: bool,
+    turns_ended: Iterable[int] = (),
 ) -> dict | None:
-    """The overlay after ``entry``; ``active_after``: the game's active seats after it; ``over``: its outcome is set.
+    """The overlay after ``entry``; ``active_after``: the game's active seats after it; ``over``: its outcome is set;
+    ``turns_ended``: the seats whose turn ``entry`` ends even if they are active after it (``Game.ends_turn``).
 
     Does not change ``overlay``.
     """
@@ -99,7 +110,7 @@ def evolve(
     new = _copy(overlay) if overlay is not None else _blank(num_seats)
     if entry.get("kind") == LIFECYCLE:
         _apply_action(new, entry)
-    _tick(new, entry.get("time"), [] if over or new["ended"] else active_after)
+    _tick(new, entry.get("time"), [] if over or new["ended"] else active_after, turns_ended)
     return new
 
 
@@ -140,8 +151,9 @@ def _apply_action(overlay: dict, entry: dict) -> None:
         raise ValueError(f"unknown lifecycle action {action!r}")
 
 
-def _tick(overlay: dict, time: float | None, active_after: list[int]) -> None:
-    """Charge the running clocks up to ``time``, then start and stop them for ``active_after``."""
+def _tick(overlay: dict, time: float | None, active_after: list[int], turns_ended: Iterable[int]) -> None:
+    """Charge the running clocks up to ``time``, end the turns that ended (the seat is no longer
+    active, or ``turns_ended`` says so), then start a turn for each active seat without one."""
     running = {s for s, t in enumerate(overlay["turn_start"]) if t is not None}
     now_active = set(active_after) if overlay["started"] else set()
     clock = overlay["clock"]
@@ -149,13 +161,14 @@ def _tick(overlay: dict, time: float | None, active_after: list[int]) -> None:
         spent = max(0.0, time - overlay["at"])
         for s in running:
             overlay["banks"][s] = max(0.0, overlay["banks"][s] - spent)
-    for s in running - now_active:  # the seat's turn ended
+    ended = (running - now_active) | (running & set(turns_ended))
+    for s in ended:
         overlay["turn_start"][s] = None
         if clock and overlay["banks"] is not None:
             overlay["banks"][s] += float(clock.get("increment") or 0)
         if overlay["ai"][s] and overlay["ai"][s]["until"] == "turn":
             overlay["ai"][s] = None
-    for s in now_active - running:
+    for s in now_active - (running - ended):  # a new turn, or the next one of a seat still active
         overlay["turn_start"][s] = time
     if time is not None:
         overlay["at"] = time

@@ -353,6 +353,27 @@ def test_clocks_start_when_the_last_seat_is_claimed(api, matches):
     assert _history(api, match_id)[-1]["action"] == "start"
 
 
+def test_the_last_seat_to_confirm_a_simultaneous_turn_gets_a_new_turn_and_its_timeout(
+    api, matches, redis_client
+):
+    matches.clock = clock = _Clock(5_000_000.0)
+    clocked = {"clock": {"per_move": 30, "bank": 100, "increment": 5}}
+    match_id, tokens, _admin = _create(api, game="look-at-the-stars", **clocked)
+    for seat, wait in ((0, 0.0), (1, 10.0)):  # seat 0 confirms at once, seat 1 after 10 s
+        clock.t += wait
+        for move in ({"type": "skip_card"}, {"type": "confirm_turn"}):
+            assert api.move(match_id, tokens[seat], move).status_code == 201
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["version"] == 3 and summary["active_seats"] == [0, 1]
+    seats = summary["clock"]["seats"]
+    assert [s["remaining"] for s in seats] == [30.0, 30.0]
+    assert [s["bank"] for s in seats] == [105.0, 95.0]  # seat 1: 100 - 10 + 5
+    scheduled = ScheduledJobRegistry("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    for seat in (0, 1):
+        due = scheduled.get_scheduled_time(keys.timeout_job_id(match_id, 3, seat)).timestamp()
+        assert due == 5_000_040.0
+
+
 def _sse(response):
     """The entries a stream sent; a finished match's stream must close with its ``end`` event."""
     frames, ended = [], None
