@@ -7,7 +7,7 @@ from flask import current_app
 from .. import jsoncodec
 from ..application import Loaded, Matches
 from ..core import lifecycle
-from ..core.matches import FINISHED, status_of
+from ..core.matches import FINISHED, status_at, status_of
 
 
 def summary(matches: Matches, loaded: Loaded) -> dict:
@@ -60,7 +60,7 @@ def state(
     """
     record, folded = loaded.record, loaded.seen
     game = matches.game(record)
-    status = status_of(record, game, folded.state, folded)
+    status = status_at(record, game, folded) if past else status_of(record, game, folded.state, folded)
     out = {
         "match": record.id,
         "version": folded.version,

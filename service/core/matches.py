@@ -95,6 +95,21 @@ def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
     return status_when_full(game, state, folded)
 
 
+def status_at(record: MatchRecord, game: Game, folded) -> str:
+    """The status the match had while ``folded``'s version was its latest (``state?version=N``).
+
+    :func:`status_of` reads the record as it is now. A clocked match appends its
+    ``start`` entry when its last seat is claimed, so its versions before that (the
+    overlay not ``started``) were ``waiting``. A match without a clock appends nothing
+    then: its version 1 was ``waiting``, then ``active``, and nothing tells when it
+    changed; it is shown as it ended (as the match itself shows while at version 1).
+    Any later version was ``active`` or ``finished``: no one moves before every seat is filled.
+    """
+    if folded.lifecycle is not None and not folded.lifecycle["started"]:
+        return WAITING
+    return status_of(record, game, folded.state, folded)
+
+
 def status_when_full(game: Game, state, folded=None) -> str:
     """:func:`status_of` a match whose seats are all filled: ``active`` or ``finished``."""
     if folded is not None and folded.lifecycle and folded.lifecycle["ended"]:

@@ -374,6 +374,22 @@ def test_the_last_seat_to_confirm_a_simultaneous_turn_gets_a_new_turn_and_its_ti
         assert due == 5_000_040.0
 
 
+def test_a_past_version_shows_the_status_it_had(api, matches):
+    matches.clock = _Clock(6_000_000.0)
+    match_id, _tokens, _admin = _create(api, seats=[{"name": "Ana"}, None], clock={"per_move": 30})
+    assert api.state(match_id, version=1)["status"] == "waiting"
+    assert api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"}).status_code == 201
+    then = api.state(match_id, version=1)
+    assert then["status"] == "waiting" and then["active_seats"] == [] and then["clock"]["running"] == []
+    now = api.state(match_id, version=2)
+    assert now["status"] == "active" and now["active_seats"] == api.state(match_id)["active_seats"]
+    # without a clock, a claim appends nothing: version 1 is the version the match started at
+    plain_id, _tokens, _admin = _create(api, seats=[{"name": "Ana"}, None])
+    assert api.state(plain_id, version=1)["status"] == "waiting"
+    assert api.post(f"/api/matches/{plain_id}/seats/1", {"name": "Bo"}).status_code == 201
+    assert api.state(plain_id, version=1)["status"] == "active" == api.state(plain_id)["status"]
+
+
 def _sse(response):
     """The entries a stream sent; a finished match's stream must close with its ``end`` event."""
     frames, ended = [], None
