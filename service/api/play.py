@@ -44,9 +44,12 @@ def state_tag(loaded, seat: int | None, include: str | None) -> str:
 
     One per (version, seat): seats see different views of one version; a seat's
     own draft steps change its view alone (and only its own ETag tells which they are).
+    A match still waiting for players (``-w``) starts without a new version when its
+    last seat is claimed (unless it has a clock): its status and active seats change.
     """
     draft = f"-d{_digest(loaded.draft)}" if loaded.draft else ""
-    return f"v{loaded.version}-s{'x' if seat is None else seat}{draft}{'-l' if include else ''}"
+    waiting = "" if loaded.record.full else "-w"
+    return f"v{loaded.version}-s{'x' if seat is None else seat}{waiting}{draft}{'-l' if include else ''}"
 
 
 @blp.route("/<match_id>/state")

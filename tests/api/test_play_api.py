@@ -170,6 +170,20 @@ def test_state_etag_and_not_modified(api):
     )
 
 
+def test_the_etag_changes_when_the_last_seat_is_claimed_though_the_version_does_not(api):
+    """A match without a clock starts without a new entry: a client polling with If-None-Match
+    must not be told "not modified" while its view says the match is still waiting."""
+    r = api.post("/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, None]})
+    match_id, token = r.get_json()["match"]["id"], r.get_json()["tokens"]["0"]
+    waiting = api.get(f"/api/matches/{match_id}/state", token=token)
+    assert waiting.get_json()["status"] == "waiting"
+    assert api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"}).status_code == 201
+    headers = {"If-None-Match": waiting.headers["ETag"]}
+    started = api.get(f"/api/matches/{match_id}/state", token=token, headers=headers)
+    assert started.status_code == 200 and started.get_json()["status"] == "active"
+    assert started.get_json()["version"] == waiting.get_json()["version"]
+
+
 def test_time_travel_to_a_missing_version_is_404(api, expect_problem):
     match_id, _ = api.create(seed="tt")
     expect_problem(api.get(f"/api/matches/{match_id}/state?version=5"), 404, "no-such-version")
