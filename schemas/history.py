@@ -3,11 +3,11 @@
 from marshmallow import Schema, fields, validate
 
 from .matches import EntrySchema, MatchSummarySchema, SeatSpecSchema, StateSchema, number_field
-from .strict import StrictBoolean
+from .strict import StrictBoolean, StrictInteger, StrictNumber
 
 
 class UndoRequestBodySchema(Schema):
-    steps = fields.Integer(
+    steps = StrictInteger(
         load_default=1,
         validate=validate.Range(1, 1000),
         metadata={"description": "how many of your own most recent steps to undo"},
@@ -62,9 +62,8 @@ class ForkSchema(Schema):
 
 
 class ReseedSchema(Schema):
-    version = fields.Integer(
+    version = StrictInteger(
         required=True,
-        strict=True,
         validate=validate.Range(2, 2**31),
         metadata={"description": "first version decided under this seed"},
     )
@@ -72,17 +71,19 @@ class ReseedSchema(Schema):
 
 
 class ExportSchema(Schema):
+    """An export; its fields are strict because :class:`ImportSchema` loads the same document."""
+
     format = fields.String(required=True, validate=validate.Equal("gameroom-match"))
-    format_version = fields.Integer(required=True)
+    format_version = StrictInteger(required=True)
     game = fields.String(required=True)
-    rules_version = fields.Integer(required=True)
-    complete = fields.Boolean(
+    rules_version = StrictInteger(required=True)
+    complete = StrictBoolean(
         required=True, metadata={"description": "true: the full log of a finished match"}
     )
     seats = fields.List(fields.Dict(), required=True)
     options = fields.Dict(required=True)
-    created = fields.Float()
-    version = fields.Integer()
+    created = StrictNumber()
+    version = StrictInteger()
     outcome = fields.Dict(allow_none=True)
     seed = fields.String(
         validate=validate.Length(1, 128),

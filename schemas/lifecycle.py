@@ -2,14 +2,14 @@
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .strict import StrictBoolean
+from .strict import StrictBoolean, StrictNumber
 
 #: Longest per-move limit and largest starting bank (seconds): a week and thirty days.
 MAX_PER_MOVE, MAX_BANK, MAX_INCREMENT = 7 * 86400, 30 * 86400, 3600
 
 
 class ClockControlSchema(Schema):
-    per_move = fields.Float(
+    per_move = StrictNumber(
         load_default=None,
         allow_none=True,
         validate=validate.Range(1, MAX_PER_MOVE),
@@ -17,13 +17,13 @@ class ClockControlSchema(Schema):
             "description": "seconds for each turn of a seat (from when it becomes active until it is not)"
         },
     )
-    bank = fields.Float(
+    bank = StrictNumber(
         load_default=None,
         allow_none=True,
         validate=validate.Range(1, MAX_BANK),
         metadata={"description": "Fischer time bank: seconds each seat starts with"},
     )
-    increment = fields.Float(
+    increment = StrictNumber(
         load_default=0.0,
         validate=validate.Range(0, MAX_INCREMENT),
         metadata={"description": "seconds added to a seat's bank each time its turn ends"},

@@ -5,6 +5,7 @@ import unicodedata
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .lifecycle import ClockSchema, LifecycleCreateFieldsMixin, SeatControlSchema, SettingsSchema
+from .strict import QueryInteger, StrictInteger
 
 #: The largest version, offset or count a request may name: the largest integer
 #: every JSON client holds exactly (2^53 - 1), far beyond any real match.
@@ -35,9 +36,11 @@ def name_field(**kwargs):
     )
 
 
-def number_field(minimum: int, **kwargs):
-    """A version, offset or count: an integer from ``minimum`` to :data:`MAX_NUMBER`."""
-    return fields.Integer(validate=validate.Range(minimum, MAX_NUMBER), **kwargs)
+def number_field(minimum: int, *, query: bool = False, **kwargs):
+    """A version, offset or count: an integer from ``minimum`` to :data:`MAX_NUMBER`, written as
+    a JSON integer in a body, in ASCII digits in a query string (``query=True``)."""
+    field = QueryInteger if query else StrictInteger
+    return field(validate=validate.Range(minimum, MAX_NUMBER), **kwargs)
 
 
 class SeatSpecSchema(Schema):
@@ -107,8 +110,8 @@ class MatchSummarySchema(Schema):
 class MatchListArgsSchema(Schema):
     game = fields.String()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
-    offset = number_field(0, load_default=0)
+    limit = QueryInteger(load_default=50, validate=validate.Range(1, 200))
+    offset = number_field(0, query=True, load_default=0)
 
 
 class MatchListSchema(Schema):
@@ -135,9 +138,10 @@ class IncludeArgsSchema(Schema):
 
 
 class StateArgsSchema(IncludeArgsSchema):
-    version = number_field(1, metadata={"description": "a past version (time travel)"})
+    version = number_field(1, query=True, metadata={"description": "a past version (time travel)"})
     seat = number_field(
         0,
+        query=True,
         metadata={
             "description": "view as this seat: your own, or any seat once the match is over (all is public then)"
         },
@@ -214,7 +218,7 @@ class MoveRequestSchema(Schema):
         metadata={"description": "one of the game's moves, as listed by legal-moves", "minProperties": 1},
     )
     expected_version = number_field(1, load_default=None, allow_none=True)
-    seat = fields.Integer(
+    seat = StrictInteger(
         load_default=None,
         allow_none=True,
         metadata={"description": "optional: refused with not-your-seat unless it is the token's seat"},
@@ -263,8 +267,8 @@ class MoveResponseSchema(Schema):
 
 
 class HistoryArgsSchema(Schema):
-    after = number_field(0, load_default=0)
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+    after = number_field(0, query=True, load_default=0)
+    limit = QueryInteger(load_default=100, validate=validate.Range(1, 500))
 
 
 class EventPageSchema(Schema):

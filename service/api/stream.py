@@ -50,7 +50,7 @@ blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live
 
 class StreamArgsSchema(Schema):
     token = fields.String(metadata={"description": "seat token, for clients that cannot set headers"})
-    after = number_field(0, metadata={"description": "start after this version"})
+    after = number_field(0, query=True, metadata={"description": "start after this version"})
 
 
 def _start_version() -> int:

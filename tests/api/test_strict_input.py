@@ -1,0 +1,144 @@
+"""Numbers, flags, AI levels and names are taken as the OpenAPI document types them, not as
+Python would coerce them: ``1.5``, ``"1"`` and ``true`` are no integer, ``"yes"`` is no
+boolean, ``"+1"`` and ``"１"`` are no query integer, ``""`` is no AI level, and a name of
+invisible or bidi-control characters is no name. Each is refused with a problem and
+changes nothing; the ordinary values beside them are still accepted.
+
+Run against the app over a real redis-server (see tests/conftest.py).
+"""
+
+import pytest
+
+NIM_TAKE = {"type": "take", "pile": 0, "count": 1}
+NOT_INTEGERS = [1.5, 1.0, "1", True]
+
+
+def _lobby(api):
+    return [m["id"] for m in api.get("/api/matches?limit=200").get_json()["matches"]]
+
+
+def _events(api, match_id):
+    return api.get(f"/api/matches/{match_id}/events").get_json()["entries"]
+
+
+def _first(api, match_id):
+    return api.state(match_id)["active_seats"][0]
+
+
+def _finished(api):
+    """A finished Nim match (forks need one) and its tokens."""
+    match_id, tokens = api.create(seed="strict")
+    while api.state(match_id)["status"] != "finished":
+        seat = _first(api, match_id)
+        assert api.move(match_id, tokens[seat], api.legal(match_id, tokens[seat])[0]).status_code == 201
+    return match_id, tokens
+
+
+# -- integers, numbers and booleans in request bodies ------------------------------
+
+
+@pytest.mark.parametrize("version", NOT_INTEGERS)
+def test_fork_refuses_a_version_that_is_not_a_json_integer(api, expect_problem, version):
+    match_id, _ = _finished(api)
+    before = _lobby(api)
+    expect_problem(api.post(f"/api/matches/{match_id}/fork", {"version": version}), 422, "validation-error")
+    assert _lobby(api) == before
+    assert api.post(f"/api/matches/{match_id}/fork", {"version": 1}).status_code == 201
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"expected_version": v} for v in NOT_INTEGERS] + [{"seat": v} for v in [0.0, "0", False]],
+)
+def test_a_move_refuses_expected_version_or_seat_that_is_not_a_json_integer(api, expect_problem, body):
+    match_id, tokens = api.create()
+    seat = _first(api, match_id)
+    expect_problem(api.move(match_id, tokens[seat], NIM_TAKE, **body), 422, "validation-error")
+    assert api.state(match_id)["version"] == 1 and len(_events(api, match_id)) == 1
+    assert api.move(match_id, tokens[seat], NIM_TAKE, expected_version=1, seat=seat).status_code == 201
+
+
+@pytest.mark.parametrize("steps", [1.5, 1.0, "1", True])
+def test_undo_refuses_steps_that_are_not_a_json_integer(api, expect_problem, steps):
+    match_id, tokens = api.create()
+    seat = _first(api, match_id)
+    assert api.move(match_id, tokens[seat], NIM_TAKE).status_code == 201
+    refused = api.post(f"/api/matches/{match_id}/undo", {"steps": steps}, token=tokens[seat])
+    expect_problem(refused, 422, "validation-error")
+    assert api.state(match_id)["version"] == 2 and len(_events(api, match_id)) == 2
+    assert api.get(f"/api/matches/{match_id}/undo-requests").get_json()["requests"] == []
+    assert api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[seat]).status_code == 201
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        {"bank": "10"},
+        {"bank": True},
+        {"per_move": "30"},
+        {"per_move": [30]},
+        {"bank": 60, "increment": "1"},
+    ],
+)
+def test_a_clock_refuses_seconds_that_are_not_a_json_number(api, expect_problem, clock):
+    before = _lobby(api)
+    body = {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}], "clock": clock}
+    expect_problem(api.post("/api/matches", body), 422, "validation-error")
+    assert _lobby(api) == before
+
+
+def test_a_clock_takes_integer_and_fractional_seconds(api):
+    match_id, _ = api.create(clock={"per_move": 30, "bank": 60.5, "increment": 1})
+    control = api.get(f"/api/matches/{match_id}").get_json()["settings"]["clock"]
+    assert control == {"per_move": 30.0, "bank": 60.5, "increment": 1.0}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"complete": "true"},
+        {"complete": 1},
+        {"format_version": 1.0},
+        {"format_version": "1"},
+        {"rules_version": True},
+        {"version": "9"},
+        {"created": "yesterday"},
+    ],
+)
+def test_import_refuses_numbers_and_flags_of_the_wrong_json_type(api, expect_problem, change):
+    match_id, _ = _finished(api)
+    doc = api.get(f"/api/matches/{match_id}/export").get_json()
+    before = _lobby(api)
+    expect_problem(api.post("/api/matches/import", {**doc, **change}), 422, "validation-error")
+    assert _lobby(api) == before
+    assert api.post("/api/matches/import", doc).status_code == 201
+
+
+# -- query integers ----------------------------------------------------------------
+
+NOT_DIGITS = ["%2B1", "%201", "1%20", "1%0A", "%EF%BC%91", "1.0", "1_0", "0x1", "-0", "", "1e0"]
+
+
+@pytest.mark.parametrize("value", NOT_DIGITS)
+def test_query_integers_take_ascii_digits_only(api, expect_problem, value):
+    match_id, tokens = api.create()
+    seat = _first(api, match_id)
+    assert api.move(match_id, tokens[seat], NIM_TAKE).status_code == 201
+    for path in [
+        f"/api/matches?offset={value}",
+        f"/api/matches?limit={value}",
+        f"/api/matches/{match_id}/events?after={value}",
+        f"/api/matches/{match_id}/events?limit={value}",
+        f"/api/matches/{match_id}/state?version={value}",
+        f"/api/matches/{match_id}/state?seat={value}",
+        f"/api/matches/{match_id}/stream?after={value}",
+    ]:
+        expect_problem(api.get(path, validate=False), 422, "validation-error")
+    # the same places take the plain digits
+    assert api.get(f"/api/matches/{match_id}/state?version=1").get_json()["version"] == 1
+    assert [e["version"] for e in _events(api, match_id)] == [1, 2]
+    assert [
+        e["version"]
+        for e in api.get(f"/api/matches/{match_id}/events?after=1&limit=01").get_json()["entries"]
+    ] == [2]
+    assert api.get("/api/matches?offset=0&limit=1").status_code == 200
