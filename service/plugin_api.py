@@ -35,6 +35,7 @@ from typing import Any
 
 import pluggy
 
+from .schemas.strict import StrictBoolean, StrictInteger, StrictNumber
 from .tagged import tag_schemas, tagged_variants
 
 __all__ = [
@@ -45,6 +46,9 @@ __all__ = [
     "GameSchemas",
     "tagged_variants",
     "tag_schemas",
+    "StrictBoolean",
+    "StrictInteger",
+    "StrictNumber",
     "IllegalMove",
     "Rng",
     "Seat",
@@ -127,6 +131,12 @@ class GameSchemas:
 
     ``options`` loads (and fills defaults of) the match options; ``move``,
     ``view`` and ``event`` document and check the JSON a client exchanges.
+    Declare the options' numbers and flags with :class:`StrictInteger`,
+    :class:`StrictNumber` and :class:`StrictBoolean`: marshmallow's own fields
+    would read ``"3"``, ``2.9`` or ``"yes"`` as ``3``, ``2`` or ``True``, which
+    the published ``type: integer`` / ``boolean`` does not allow. (Moves reach
+    ``decide`` as the client sent them: check types there, and remember that
+    ``True`` is an ``int`` in Python.)
     ``move`` and ``event`` are flat schemas with a ``type`` field (any
     marshmallow ``Schema`` class works).
 

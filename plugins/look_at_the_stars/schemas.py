@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from gameroom.plugin_api import tagged_variants
+from gameroom.plugin_api import StrictBoolean, StrictInteger, tagged_variants
 
 from .content import POWER_KINDS
 from .moves import MOVE_TYPES
@@ -51,14 +51,14 @@ class Options(Schema):
         load_default="default",
         validate=validate.OneOf(("default", "random_basic", "random_all") + POWER_KINDS),
     )
-    allow_mirror = fields.Boolean(load_default=False)
+    allow_mirror = StrictBoolean(load_default=False)
     point_bonus_counting = fields.String(
         load_default="max_disjoint", validate=validate.OneOf(("max_disjoint", "greedy_scan"))
     )
-    decline_consumes_all_pending = fields.Boolean(load_default=False)
-    sun_blocks_nova_and_aura = fields.Boolean(load_default=True)
-    live_score = fields.Boolean(load_default=False)
-    solo_variant = fields.Boolean(
+    decline_consumes_all_pending = StrictBoolean(load_default=False)
+    sun_blocks_nova_and_aura = StrictBoolean(load_default=True)
+    live_score = StrictBoolean(load_default=False)
+    solo_variant = StrictBoolean(
         load_default=False,
         metadata={
             "description": "Unofficial solo variant: allows 1 player, whose result is "
@@ -141,15 +141,15 @@ class Move(Schema):
     """One atomic step; which optional fields apply depends on ``type``."""
 
     type = fields.String(required=True, validate=validate.OneOf(MOVE_TYPES))
-    rotation = fields.Integer(validate=validate.Range(0, 3))
-    dx = fields.Integer()
-    dy = fields.Integer()
-    mirror = fields.Boolean()
-    length = fields.Integer(validate=validate.Range(1, 3))
+    rotation = StrictInteger(validate=validate.Range(0, 3))
+    dx = StrictInteger()
+    dy = StrictInteger()
+    mirror = StrictBoolean()
+    length = StrictInteger(validate=validate.Range(1, 3))
     lines = _lines(validate=validate.Length(equal=3))
     point = Point
     line = Line
-    stop = fields.Boolean()
+    stop = StrictBoolean()
 
 
 class ShootingStar(Schema):
@@ -321,7 +321,7 @@ class Event(Schema):
     power = fields.String(validate=validate.OneOf(POWER_KINDS))
     point = Point
     line = Line
-    stop = fields.Boolean()
+    stop = StrictBoolean()
     new_stars_left = fields.Integer()
     drawings = fields.List(fields.List(fields.Dict()))
     scores = fields.List(fields.Integer())

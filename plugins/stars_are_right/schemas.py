@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from gameroom.plugin_api import tag_schemas, tagged_variants
+from gameroom.plugin_api import StrictBoolean, StrictInteger, tag_schemas, tagged_variants
 
 from .content import FACE_CODES
 from .evolve import EVENT_TYPES
@@ -66,11 +66,11 @@ class Shared(fields.Nested):
 
 
 def _card(**kwargs):
-    return fields.Integer(validate=validate.Range(1, 75), **kwargs)
+    return StrictInteger(validate=validate.Range(1, 75), **kwargs)
 
 
 def _seat(**kwargs):
-    return fields.Integer(validate=validate.Range(0, 3), **kwargs)
+    return StrictInteger(validate=validate.Range(0, 3), **kwargs)
 
 
 def _cards(**kwargs):
@@ -100,20 +100,19 @@ MAX_TURN_LIMIT = 2**31 - 1
 class OptionsSchema(Schema):
     """Match options (spec section 12)."""
 
-    allow_mirror = fields.Boolean(load_default=False)
-    dark_cells_may_overhang = fields.Boolean(load_default=False)
+    allow_mirror = StrictBoolean(load_default=False)
+    dark_cells_may_overhang = StrictBoolean(load_default=False)
     no_cancel_checks = fields.String(
         load_default="abcd",
         validate=validate.Regexp(
             r"^(?!.*(.).*\1)[abcd]*$", error="a subset of the letters 'abcd', each at most once"
         ),
     )
-    limit_discard_may_choose_new = fields.Boolean(load_default=True)
+    limit_discard_may_choose_new = StrictBoolean(load_default=True)
     first_player = fields.String(load_default="random", validate=validate.OneOf(["random", "seat_0"]))
-    turn_limit = fields.Integer(
+    turn_limit = StrictInteger(
         load_default=None,
         allow_none=True,
-        strict=True,
         validate=validate.Range(1, MAX_TURN_LIMIT),
         metadata={
             "description": "SAR-B12.4: if set, the match also ends after this many full rounds "
@@ -156,11 +155,11 @@ class MoveSchema(Schema):
     opponent = _seat()
     pile = fields.String(validate=validate.OneOf(["draw", "discard"]))
     line = fields.String(validate=validate.OneOf(["row", "col"]))
-    index = fields.Integer(validate=validate.Range(0, 4))
+    index = StrictInteger(validate=validate.Range(0, 4))
     direction = fields.String(validate=validate.OneOf(["left", "right", "up", "down"]))
-    cells = fields.List(fields.Integer(validate=validate.Range(0, 24)), validate=validate.Length(2, 2))
-    cell = fields.Integer(validate=validate.Range(0, 24))
-    supporters = fields.List(fields.Integer(validate=validate.Range(1, 75)), validate=validate.Length(0, 3))
+    cells = fields.List(StrictInteger(validate=validate.Range(0, 24)), validate=validate.Length(2, 2))
+    cell = StrictInteger(validate=validate.Range(0, 24))
+    supporters = fields.List(StrictInteger(validate=validate.Range(1, 75)), validate=validate.Length(0, 3))
 
     @validates_schema
     def _fields_of_type(self, data, **kwargs):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates
 
-from gameroom.plugin_api import tagged_variants
+from gameroom.plugin_api import StrictBoolean, StrictInteger, tagged_variants
 
 from .content import DEFAULT_CARD_SET, CardSetError, load_card_set
 from .moves import MOVE_TYPES
@@ -51,7 +51,7 @@ class Options(Schema):
         load_default=DEFAULT_CARD_SET,
         metadata={"description": "the name of a card set installed on the server (never a path)"},
     )
-    empire_play_mandatory = fields.Boolean(load_default=False)
+    empire_play_mandatory = StrictBoolean(load_default=False)
     max_attacks_per_turn = fields.Raw(
         load_default="one_per_opponent",
         validate=_attack_limit,
@@ -69,7 +69,7 @@ class Options(Schema):
     trade_count = fields.String(
         load_default="connections", validate=validate.OneOf(["connections", "own_edges"])
     )
-    discard_pile_public = fields.Boolean(load_default=True)
+    discard_pile_public = StrictBoolean(load_default=True)
     stuck_redraw = fields.String(
         load_default="next_turn_start", validate=validate.OneOf(["next_turn_start", "immediate"])
     )
@@ -96,10 +96,10 @@ class Move(Schema):
     card = fields.String()
     cards = fields.List(fields.String())
     orientation = fields.String(validate=validate.OneOf(["A", "B"]))
-    player = fields.Integer(strict=True)
+    player = StrictInteger()
     target = fields.String()
     mode = fields.String(validate=validate.OneOf(["raid", "invasion"]))
-    end = fields.Integer(strict=True, validate=validate.OneOf([0, 1]))
+    end = StrictInteger(validate=validate.OneOf([0, 1]))
     source = fields.String()
 
 

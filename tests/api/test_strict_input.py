@@ -114,6 +114,47 @@ def test_import_refuses_numbers_and_flags_of_the_wrong_json_type(api, expect_pro
     assert api.post("/api/matches/import", doc).status_code == 201
 
 
+# -- game options ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("nim", {"piles": [1.5, 3, 2]}),
+        ("nim", {"piles": ["3", 4]}),
+        ("nim", {"piles": [2.9]}),
+        ("nim", {"piles": [True, 2]}),
+        ("nim", {"max_take": 2.0}),
+        ("nim", {"max_take": "2"}),
+        ("nim", {"misere": "yes"}),
+        ("nim", {"misere": 1}),
+        ("look-at-the-stars", {"solo_variant": "yes"}),
+        ("look-at-the-stars", {"live_score": 0}),
+        ("stars-are-right", {"allow_mirror": "true"}),
+        ("stars-are-right", {"turn_limit": "100"}),
+        ("tiny-stellar-empires", {"discard_pile_public": "no"}),
+    ],
+)
+def test_game_options_refuse_numbers_and_flags_of_the_wrong_json_type(api, expect_problem, game, options):
+    seats = [{"name": "A"}, {"name": "B"}]
+    before = _lobby(api)
+    body = expect_problem(
+        api.post("/api/matches", {"game": game, "seats": seats, "options": options}), 422, "bad-options"
+    )
+    assert set(body["errors"]["options"]) == set(options)
+    assert _lobby(api) == before
+
+
+def test_game_options_of_the_right_json_type_are_taken_as_sent(api):
+    match_id, _ = api.create(options={"piles": [1, 3, 2], "max_take": 2, "misere": True})
+    assert api.get(f"/api/matches/{match_id}").get_json()["options"] == {
+        "piles": [1, 3, 2],
+        "max_take": 2,
+        "misere": True,
+    }
+    assert api.create(game="look-at-the-stars", seats=[{"name": "Solo"}], options={"solo_variant": True})
+
+
 # -- query integers ----------------------------------------------------------------
 
 NOT_DIGITS = ["%2B1", "%201", "1%20", "1%0A", "%EF%BC%91", "1.0", "1_0", "0x1", "-0", "", "1e0"]

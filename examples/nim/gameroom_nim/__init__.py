@@ -14,23 +14,32 @@ names it ``stones``. Matches started under version 1 stay replayable because
 
 from marshmallow import Schema, fields, validate
 
-from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
+from gameroom.plugin_api import (
+    Game,
+    GameInfo,
+    GameSchemas,
+    IllegalMove,
+    StrictBoolean,
+    StrictInteger,
+    hookimpl,
+    tagged_variants,
+)
 
 
 class Options(Schema):
     piles = fields.List(
-        fields.Integer(validate=validate.Range(1, 20)),
+        StrictInteger(validate=validate.Range(1, 20)),
         load_default=lambda: [3, 4, 5],
         validate=validate.Length(1, 8),
     )
-    max_take = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(1, 20))
-    misere = fields.Boolean(load_default=False)
+    max_take = StrictInteger(load_default=None, allow_none=True, validate=validate.Range(1, 20))
+    misere = StrictBoolean(load_default=False)
 
 
 class Move(Schema):
     type = fields.String(required=True, validate=validate.Equal("take"))
-    pile = fields.Integer(required=True)
-    count = fields.Integer(required=True)
+    pile = StrictInteger(required=True)
+    count = StrictInteger(required=True)
 
 
 class Event(Schema):

@@ -10,7 +10,15 @@ Like ``examples/nim``, it imports nothing from gameroom but ``gameroom.plugin_ap
 
 from marshmallow import Schema, fields, validate
 
-from gameroom.plugin_api import Game, GameInfo, GameSchemas, IllegalMove, hookimpl, tagged_variants
+from gameroom.plugin_api import (
+    Game,
+    GameInfo,
+    GameSchemas,
+    IllegalMove,
+    StrictInteger,
+    hookimpl,
+    tagged_variants,
+)
 
 #: The 8 lines: 3 rows, 3 columns, 2 diagonals (cells numbered row by row).
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -22,7 +30,7 @@ class Options(Schema):
 
 class Move(Schema):
     type = fields.String(required=True, validate=validate.Equal("mark"))
-    cell = fields.Integer(required=True, validate=validate.Range(0, 8), strict=True)
+    cell = StrictInteger(required=True, validate=validate.Range(0, 8))
 
 
 class Event(Schema):
