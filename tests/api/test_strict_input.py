@@ -183,3 +183,28 @@ def test_query_integers_take_ascii_digits_only(api, expect_problem, value):
         for e in api.get(f"/api/matches/{match_id}/events?after=1&limit=01").get_json()["entries"]
     ] == [2]
     assert api.get("/api/matches?offset=0&limit=1").status_code == 200
+
+
+# -- moves the rules check by hand -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "game, move, rule",
+    [
+        ("nim", {"type": "take", "pile": True, "count": 1}, "no-such-pile"),
+        ("nim", {"type": "take", "pile": False, "count": 1}, "no-such-pile"),
+        ("nim", {"type": "take", "pile": 0.0, "count": 1}, "no-such-pile"),
+        ("nim", {"type": "take", "pile": "0", "count": 1}, "no-such-pile"),
+        ("nim", {"type": "take", "pile": 0, "count": True}, "take-at-least-one"),
+        ("nim", {"type": "take", "pile": 0, "count": 1.0}, "take-at-least-one"),
+        ("tic-tac-toe", {"type": "mark", "cell": True}, "no-such-cell"),
+        ("tic-tac-toe", {"type": "mark", "cell": 4.0}, "no-such-cell"),
+    ],
+)
+def test_a_move_with_a_bool_or_float_for_an_integer_is_an_illegal_move(api, expect_problem, game, move, rule):
+    match_id, tokens = api.create(game=game)
+    seat = _first(api, match_id)
+    body = expect_problem(api.move(match_id, tokens[seat], move), 422, "illegal-move")
+    assert body["rule"] == rule
+    assert api.state(match_id)["version"] == 1 and len(_events(api, match_id)) == 1
+    assert api.move(match_id, tokens[seat], api.legal(match_id, tokens[seat])[0]).status_code == 201

@@ -132,9 +132,10 @@ class Nim(Game):
         if move.get("type") != "take":
             raise IllegalMove("unknown-move", "The only move is 'take'.")
         pile, count = move.get("pile"), move.get("count")
-        if not isinstance(pile, int) or not 0 <= pile < len(state["piles"]):
+        # type(...) is int: JSON true and false arrive as Python bools, which are ints too
+        if type(pile) is not int or not 0 <= pile < len(state["piles"]):
             raise IllegalMove("no-such-pile", "There is no such pile.")
-        if not isinstance(count, int) or count < 1:
+        if type(count) is not int or count < 1:
             raise IllegalMove("take-at-least-one", "Take at least one stone.")
         if count > self._limit(state, pile):
             raise IllegalMove("too-many", f"You may take at most {self._limit(state, pile)} from that pile.")
