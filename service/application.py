@@ -319,13 +319,14 @@ class Matches:
                 code="bad-seat-count",
                 errors={"seats": [f"needs {game.info.min_players}–{game.info.max_players} seats"]},
             )
-        levels = set(self.ai_levels(game)) if any(s and s.get("ai") for s in seats) else set()
+        # An AI level is any string given, "" too: a falsy test would make "" a human seat.
+        levels = set(self.ai_levels(game)) if any(s and s.get("ai") is not None for s in seats) else set()
         seat_objs = []
         for i, s in enumerate(seats):
             if s is None:
                 seat_objs.append(Seat())
                 continue
-            if s.get("ai") and s["ai"] not in levels:
+            if s.get("ai") is not None and s["ai"] not in levels:
                 raise ValidationFailed(
                     f"Unknown AI level '{s['ai']}'.",
                     code="unknown-ai-level",

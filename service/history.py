@@ -179,7 +179,8 @@ class History:
         if not 1 <= version <= loaded.version:
             raise NotFound(f"Match {match_id} has versions 1–{loaded.version}.", code="no-such-version")
         if seats is None:
-            seats = [{"name": s.name, "ai": s.ai} for s in record.seats]
+            # ``or None``: a seat stored with the AI level "" (before "" was refused) played as a human
+            seats = [{"name": s.name, "ai": s.ai or None} for s in record.seats]
         if len(seats) != record.num_seats:
             raise ValidationFailed(
                 f"A fork keeps the {record.num_seats} seats of the match.",
@@ -245,7 +246,7 @@ class History:
             "game": record.game,
             "rules_version": loaded.folded.rules_version,
             "complete": finished,
-            "seats": [{"name": s.name, "ai": s.ai} for s in record.seats],
+            "seats": [{"name": s.name, "ai": s.ai or None} for s in record.seats],  # as in fork
             "options": record.options,
             "created": record.created,
             "version": loaded.version,

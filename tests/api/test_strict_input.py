@@ -7,6 +7,8 @@ changes nothing; the ordinary values beside them are still accepted.
 Run against the app over a real redis-server (see tests/conftest.py).
 """
 
+import json
+
 import pytest
 
 NIM_TAKE = {"type": "take", "pile": 0, "count": 1}
@@ -208,3 +210,59 @@ def test_a_move_with_a_bool_or_float_for_an_integer_is_an_illegal_move(api, expe
     assert body["rule"] == rule
     assert api.state(match_id)["version"] == 1 and len(_events(api, match_id)) == 1
     assert api.move(match_id, tokens[seat], api.legal(match_id, tokens[seat])[0]).status_code == 201
+
+
+# -- an empty AI level -------------------------------------------------------------
+
+
+def test_an_empty_ai_level_is_refused_at_create_fork_and_import(api, expect_problem):
+    match_id, _ = _finished(api)
+    doc = api.get(f"/api/matches/{match_id}/export").get_json()
+    before = _lobby(api)
+    seats = [{"name": "A"}, {"name": "B", "ai": ""}]
+    expect_problem(api.post("/api/matches", {"game": "nim", "seats": seats}), 422, "unknown-ai-level")
+    expect_problem(
+        api.post(f"/api/matches/{match_id}/fork", {"version": 2, "seats": seats}), 422, "unknown-ai-level"
+    )
+    expect_problem(api.post("/api/matches/import", {**doc, "seats": seats}), 422, "unknown-ai-level")
+    assert _lobby(api) == before
+    # an absent or null level is a human seat, as before
+    created = api.post("/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B", "ai": None}]})
+    assert created.status_code == 201 and sorted(created.get_json()["tokens"]) == ["0", "1"]
+
+
+def test_an_empty_ai_level_is_refused_at_leave_and_in_a_timeout_policy(api, expect_problem):
+    match_id, tokens = api.create()
+    seat = _first(api, match_id)
+    refused = api.post(f"/api/matches/{match_id}/leave", {"level": ""}, token=tokens[seat])
+    expect_problem(refused, 422, "validation-error")
+    assert api.state(match_id)["version"] == 1 and api.state(match_id, token=tokens[seat])["seat"] == seat
+    before = _lobby(api)
+    body = {
+        "game": "nim",
+        "seats": [{"name": "A"}, {"name": "B"}],
+        "clock": {"per_move": 30},
+        "timeout": {"level": ""},
+    }
+    expect_problem(api.post("/api/matches", body), 422, "validation-error")
+    assert _lobby(api) == before
+
+
+def test_a_seat_stored_with_an_empty_ai_level_before_the_fix_still_forks_and_exports(
+    api, plain_matches, redis_client
+):
+    # Played to the end outside the app, so the app reads the record as stored.
+    loaded, _ = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}])
+    match_id, game = loaded.record.id, plain_matches.game(loaded.record)
+    while not game.outcome(loaded.folded.state):
+        seat = game.active_seats(loaded.folded.state)[0]
+        plain_matches.submit(match_id, seat, game.legal_moves(loaded.folded.state, seat)[0])
+        loaded = plain_matches.load(match_id)
+    redis_client.hset(f"gameroom:{{{match_id}}}:meta", "seat:1", json.dumps({"name": "Bo", "ai": ""}))
+    assert api.get(f"/api/matches/{match_id}").get_json()["seats"][1]["ai"] == ""
+    fork = api.post(f"/api/matches/{match_id}/fork", {"version": 2})
+    assert fork.status_code == 201, fork.get_json()
+    assert fork.get_json()["match"]["seats"][1]["ai"] is None
+    doc = api.get(f"/api/matches/{match_id}/export").get_json()
+    assert doc["seats"][1] == {"name": "Bo", "ai": None}
+    assert api.post("/api/matches/import", doc).status_code == 201
