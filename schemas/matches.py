@@ -1,39 +1,14 @@
 """Match resources and their requests."""
 
-import unicodedata
-
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .lifecycle import ClockSchema, LifecycleCreateFieldsMixin, SeatControlSchema, SettingsSchema
+from .names import name_field
 from .strict import QueryInteger, StrictInteger
 
 #: The largest version, offset or count a request may name: the largest integer
 #: every JSON client holds exactly (2^53 - 1), far beyond any real match.
 MAX_NUMBER = 2**53 - 1
-
-
-#: A seat's name is shown to everyone in every view, history sentence and export: no
-#: control characters (C0, DEL, C1) and not only blanks. Published in the OpenAPI document.
-NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
-
-
-def _no_surrogates(name: str) -> None:
-    # What the pattern cannot say (request bodies with them are refused before this anyway).
-    if any(unicodedata.category(c) == "Cs" for c in name):
-        raise ValidationError("A name must not contain lone surrogates.")
-
-
-def name_field(**kwargs):
-    """The one definition of a seat name, shared by create, claim, fork and import."""
-    return fields.String(
-        validate=[
-            validate.Length(1, 64),
-            validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
-            _no_surrogates,
-        ],
-        metadata={"description": "1–64 printable characters (no control characters)"},
-        **kwargs,
-    )
 
 
 def number_field(minimum: int, *, query: bool = False, **kwargs):

@@ -266,3 +266,69 @@ def test_a_seat_stored_with_an_empty_ai_level_before_the_fix_still_forks_and_exp
     doc = api.get(f"/api/matches/{match_id}/export").get_json()
     assert doc["seats"][1] == {"name": "Bo", "ai": None}
     assert api.post("/api/matches/import", doc).status_code == 201
+
+
+# -- names of invisible or bidi-control characters ---------------------------------
+
+INVISIBLE = [
+    "\u200b",  # zero-width space
+    "\ufeff",  # BOM
+    "\u202eevil",  # right-to-left override
+    "Ana\u2066",  # left-to-right isolate
+    "\u200fBo",  # right-to-left mark
+    "\u00ad",  # soft hyphen
+    "x\U000e0041",  # a tag character (astral: beyond the published pattern)
+    "\u2060\u2060",  # word joiners
+    "\u200d",  # a zero-width joiner alone
+    "\u200dAna",  # ... at the start
+    "Ana\u200c",  # a non-joiner at the end
+    "a\u200d\u200db",  # ... joining a format character
+    "a\u200d b",  # ... or a blank
+    "\u3164",  # Hangul filler: a letter that shows nothing
+    "\u2800 \u2800",  # braille blanks
+    "\u0301",  # a combining mark alone
+    "\ufe0f",  # a variation selector alone
+]
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_names_with_invisible_or_bidi_control_characters_are_refused_everywhere(api, expect_problem, name):
+    finished, _ = _finished(api)
+    doc = api.get(f"/api/matches/{finished}/export").get_json()
+    match_id, _ = api.create(seats=[{"name": "Ana"}, None])
+    before = _lobby(api)
+    seats = [{"name": "Ana"}, {"name": name}]
+    expect_problem(api.post("/api/matches", {"game": "nim", "seats": seats}), 422, "validation-error")
+    expect_problem(api.post(f"/api/matches/{match_id}/seats/1", {"name": name}), 422, "validation-error")
+    expect_problem(
+        api.post(f"/api/matches/{finished}/fork", {"version": 2, "seats": seats}), 422, "validation-error"
+    )
+    expect_problem(api.post("/api/matches/import", {**doc, "seats": seats}), 422, "validation-error")
+    assert _lobby(api) == before
+    assert api.get(f"/api/matches/{match_id}").get_json()["seats"][1]["open"] is True
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Zoë",
+        "李小龍",
+        "Ω-7",
+        "🚀",
+        "👩\u200d👩\u200d👧 family",  # emoji joined by zero-width joiners
+        "👍🏽",  # a skin-tone modifier
+        "❤\ufe0f",  # a variation selector after its character
+        "می\u200cخواهم",  # Persian with a zero-width non-joiner
+        "क्\u200dष",  # Devanagari with a zero-width joiner
+        "José\u0301",  # a combining mark after a letter
+        "O'Brien",
+        "_",
+    ],
+)
+def test_printable_names_in_any_script_are_still_welcome(api, name):
+    match_id, tokens = api.create(seats=[{"name": "Ana"}, None])
+    claimed = api.post(f"/api/matches/{match_id}/seats/1", {"name": name})
+    assert claimed.status_code == 201, claimed.get_json()
+    assert json.loads(api.get(f"/api/matches/{match_id}").get_data())["seats"][1]["name"] == name
+    created, _ = api.create(seats=[{"name": name}, {"name": "Bo"}])
+    assert api.get(f"/api/matches/{created}").get_json()["seats"][0]["name"] == name
