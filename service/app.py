@@ -212,6 +212,7 @@ def _flask_settings(config: Config) -> dict:
 def _register_api(app: Flask, registry: Registry) -> GameroomApi:
     """The REST API on ``app``: its blueprints, and every game's schemas in its OpenAPI document."""
     app.url_map.converters["match_id"] = api_package.matches.MatchIdConverter
+    app.url_map.converters["int"] = api_package.matches.AsciiIntegerConverter
     api = GameroomApi(
         app,
         spec_kwargs={

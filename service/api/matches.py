@@ -6,7 +6,7 @@ import logging
 
 from flask import current_app, url_for
 from flask.views import MethodView
-from werkzeug.routing import BaseConverter
+from werkzeug.routing import BaseConverter, IntegerConverter
 
 from gameroom.schemas import (
     ClaimSeatSchema,
@@ -34,6 +34,14 @@ class MatchIdConverter(BaseConverter):
     methods instead of being read as the match named "import"."""
 
     regex = r"(?!import(?![^/]))[^/]+"
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """Werkzeug's ``int`` converter, but for ASCII digits only: its ``\\d+`` also matches other
+    scripts' digits, so ``/seats/１`` (full-width) claimed seat 1. Installed as the app's ``int``;
+    documented as an integer still (flask-smorest maps converters through their classes)."""
+
+    regex = r"[0-9]+"
 
 
 def match_id_param_schema(converter) -> dict:

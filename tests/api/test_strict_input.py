@@ -187,6 +187,20 @@ def test_query_integers_take_ascii_digits_only(api, expect_problem, value):
     assert api.get("/api/matches?offset=0&limit=1").status_code == 200
 
 
+@pytest.mark.parametrize("seat", ["%EF%BC%91", "%D9%A1", "%E0%A5%A7"])
+def test_a_seat_in_the_path_takes_ascii_digits_only(api, expect_problem, seat):
+    # full-width, Arabic-Indic and Devanagari one
+    match_id, _ = api.create(seats=[{"name": "Ana"}, None])
+    expect_problem(
+        api.post(f"/api/matches/{match_id}/seats/{seat}", {"name": "Bo"}, validate=False), 404, "not-found"
+    )
+    expect_problem(
+        api.post(f"/api/matches/{match_id}/seats/{seat}/reclaim", validate=False), 404, "not-found"
+    )
+    assert api.get(f"/api/matches/{match_id}").get_json()["seats"][1]["open"] is True
+    assert api.post(f"/api/matches/{match_id}/seats/1", {"name": "Bo"}).status_code == 201
+
+
 # -- moves the rules check by hand -------------------------------------------------
 
 
