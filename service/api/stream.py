@@ -59,10 +59,10 @@ def _start_version() -> int:
         raw = request.args.get("after") or "0"
     if not (raw.isascii() and raw.isdigit()):  # int() would also take " 7", "+7", "1_0" and other digits
         raise BadRequest("Last-Event-ID must be a version number.", code="bad-last-event-id")
-    value = int(raw)
-    if not 0 <= value <= MAX_NUMBER:
+    digits = raw.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:  # int() refuses over 4300 digits
         raise BadRequest(f"Last-Event-ID must be a version from 0 to {MAX_NUMBER}.", code="bad-last-event-id")
-    return value
+    return int(digits)
 
 
 def _finished(matches, loaded) -> bool:

@@ -116,6 +116,26 @@ def test_the_same_move_well_framed_is_taken(served, framing_headers, body):
     assert json.loads(payload)["version"] == before + 1 == _version(served.port, match_id)
 
 
+@pytest.mark.parametrize(
+    "value, detail",
+    [
+        ("9" * 5000, "from 0 to"),  # int() refuses more than 4300 digits
+        ("9" * 20, "from 0 to"),
+        ("\u00b2", "a version number"),  # a digit to str.isdigit, not to int()
+        ("\u00b9", "a version number"),
+    ],
+)
+def test_a_last_event_id_that_is_no_version_is_refused_with_400(served, value, detail):
+    match_id, _token = _match(served.port)
+    raw = f"GET /api/matches/{match_id}/stream HTTP/1.1\r\nHost: x\r\nLast-Event-ID: {value}\r\n\r\n"
+    status, head, payload, closed = _request(served.port, raw.encode("latin-1"))
+    assert status == 400, payload
+    assert head["content-type"] == "application/problem+json"
+    problem = json.loads(payload)
+    assert problem["code"] == "bad-last-event-id" and detail in problem["detail"]
+    assert not closed, "an ordinary refusal: the connection stays open"
+
+
 def _parsed(block: bytes):
     return client.parse_headers(io.BytesIO(block + b"\r\n"))
 
