@@ -72,7 +72,8 @@ def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict]:
     nodes = []
     for part in netloc.split(","):
         host, colon, port = part.strip().rpartition(":")
-        if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        ascii_digits = port.isascii() and port.isdigit() and len(port) <= 5  # not '²', not 5000 digits
+        if not colon or not host or not ascii_digits or not 0 < int(port) < 65536:
             raise ClusterURLError(f"a cluster node must be host:port, not {part!r} (in {url!r})")
         nodes.append((host.strip("[]"), int(port)))
     for name, value in parse_qsl(query):

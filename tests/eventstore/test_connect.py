@@ -32,6 +32,8 @@ def test_cluster_urls_name_every_startup_node_and_their_credentials():
         "redis+cluster://",
         "redis+cluster://h",
         "redis+cluster://h:port",
+        "redis+cluster://h:\u00b2",  # a digit to str.isdigit, not to int()
+        "redis+cluster://h:" + "9" * 5000,  # more digits than int() reads
         "redis+cluster://h:0",
         "redis+cluster://h:1,:2",
         "redis+cluster://h:1?db=3",
