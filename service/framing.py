@@ -7,7 +7,7 @@ request-smuggling target behind a proxy that reads the same bytes otherwise
 
 - two ``Content-Length`` headers: it used the first, a proxy may use the other;
 - a ``Content-Length`` Python's ``int`` reads but the grammar does not
-  (``+5``, `` 5``, ``5_0``);
+  (``+5``, `` 5``, ``5_0``, ``²``, ``１``);
 - ``Transfer-Encoding`` beside a ``Content-Length``, or a transfer coding other
   than a lone ``chunked`` (``gzip, chunked``: gevent reads it as no body at all);
 - a header line with a bare CR, a NUL or an obsolete line folding, and a line
@@ -26,10 +26,16 @@ import re
 from . import jsoncodec
 from .api.problems import MEDIA_TYPE, TYPE_BASE
 
-#: The grammar of a Content-Length value (RFC 9110 §8.6): digits only.
-_DIGITS = re.compile(r"[0-9]+")
+#: The grammar of a Content-Length value (RFC 9110 §8.6): ASCII digits only (``str.isdigit``
+#: also takes ``²`` and ``１``), and at most 18 of them (``int`` refuses over 4300).
+_DIGITS = re.compile(r"[0-9]{1,18}")
 #: The problem code of every refusal here.
 CODE = "bad-http-framing"
+
+
+def content_length(value: str) -> int | None:
+    """The number of bytes a ``Content-Length`` value gives, or None if it is not the grammar's."""
+    return int(value) if _DIGITS.fullmatch(value) else None
 
 
 def problem(headers, version: str) -> str | None:
@@ -44,8 +50,8 @@ def problem(headers, version: str) -> str | None:
     codings = headers.get_all("transfer-encoding") or []
     if len(lengths) > 1:
         return "A request has at most one Content-Length header."
-    if lengths and not _DIGITS.fullmatch(lengths[0]):
-        return "Content-Length must be a decimal number of bytes."
+    if lengths and content_length(lengths[0]) is None:
+        return "Content-Length must be a decimal number of bytes (at most 18 digits)."
     if codings:
         if lengths:
             return "A request has a Content-Length or a Transfer-Encoding, not both."

@@ -15,7 +15,8 @@ the request is one of a match's ordinary requests and has arrived whole:
   /api/matches/<id>/state`` or ``…/legal-moves`` with no query and no body
   (every response of these is whole, never a stream);
 - only the headers such a request carries (:data:`HEADERS`), each at most once,
-  ``Connection`` absent or ``keep-alive``, with no NUL and no CR outside a line end.
+  ``Connection`` absent or ``keep-alive``, with no NUL and no CR or LF outside a line end,
+  and a ``Content-Length`` of ASCII digits (:func:`gameroom.framing.content_length`).
 
 Then it builds the WSGI environ here and calls the same app (every middleware,
 :class:`gameroom.api.lean.LeanRequests`, Flask for whatever the lean path hands
@@ -42,6 +43,7 @@ from wsgiref.handlers import format_date_time
 
 from .config import Config
 from .core.matches import MATCH_ID_PATTERN
+from .framing import content_length
 
 #: The request lines taken: method, path, query string.
 _LINE = re.compile(
@@ -93,8 +95,9 @@ def read_request(requestline: str, rfile) -> dict | object | None:
     if end < 0:
         return None
     block = buffered[:end]
-    if b"\x00" in block or block.count(b"\r") != block.count(b"\r\n"):  # a NUL or a bare CR
-        return None
+    breaks = block.count(b"\r\n")
+    if b"\x00" in block or block.count(b"\r") != breaks or block.count(b"\n") != breaks:
+        return None  # a NUL, or a CR or LF outside a line end
     environ = {}
     for line in block.split(b"\r\n"):
         name, colon, value = line.partition(b":")
@@ -108,9 +111,9 @@ def read_request(requestline: str, rfile) -> dict | object | None:
     method, path, query = found.group(1, 2, 3) if found.group(1) else (*found.group(4, 5), None)
     length = environ.get("CONTENT_LENGTH", "" if method == "POST" else "0")
     start = end + len(_HEADER_END)
-    if not length.isdigit() or (method == "GET" and length != "0"):
+    size = content_length(length)
+    if size is None or (method == "GET" and length != "0"):
         return None
-    size = int(length)
     if len(buffered) >= start + size:
         body = bytes(buffered[start : start + size])
         rfile.read(start + size)

@@ -58,6 +58,7 @@ from .. import jsoncodec
 from ..core.matches import MATCH_ID_PATTERN
 from ..errors import BadRequest, GameroomError
 from ..eventstore import UNAVAILABLE
+from ..framing import content_length
 from . import bodies, presenters, problems
 from .auth import parse_bearer, seat_of
 from .matches import claim_response, create_response
@@ -138,15 +139,14 @@ class LeanRequests:
     def _body(self, environ, schema) -> dict | None:
         """The JSON body as ``schema`` loads it; None for anything Flask must answer (a body read
         here is handed back to it)."""
-        length = environ.get("CONTENT_LENGTH")
+        length = content_length(environ.get("CONTENT_LENGTH") or "")
         if (
-            not length
-            or not length.isdigit()
-            or not 0 < int(length) <= self.max_body
+            length is None
+            or not 0 < length <= self.max_body
             or environ.get("CONTENT_TYPE", "").lower() not in _JSON_TYPES
         ):
             return None
-        data = environ["wsgi.input"].read(int(length))
+        data = environ["wsgi.input"].read(length)
         body = self._load(data, schema)
         if body is None:
             environ["wsgi.input"] = io.BytesIO(data)

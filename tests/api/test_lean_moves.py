@@ -167,6 +167,22 @@ def test_only_the_ordinary_move_shape_is_taken(app):
     assert len(seen) == 8
 
 
+@pytest.mark.parametrize("length", ["\u00b2", "\uff11", "+2", "9" * 5000])
+def test_a_content_length_that_is_not_ascii_digits_goes_to_flask(length):
+    """``str.isdigit`` takes '²' and '１' (and ``int`` then fails or reads 1); ``int`` refuses 5000 digits."""
+    seen = []
+    middleware = lean.LeanRequests(lambda environ, start: seen.append(environ["PATH_INFO"]) or [], None, 1000)
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/api/matches/abc/moves",
+        "QUERY_STRING": "",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": length,
+    }
+    middleware(environ, None)
+    assert seen == ["/api/matches/abc/moves"]
+
+
 # -- the plain state read -------------------------------------------------------------
 
 

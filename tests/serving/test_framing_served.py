@@ -87,6 +87,8 @@ REFUSED = {
     "a folded line": (["X-Note: a", f" Content-Length: {N}"], BODY, "HTTP/1.1"),
     "a line that is no header": (["no colon here", f"Content-Length: {N}"], BODY, "HTTP/1.1"),
     "a NUL in a value": ([f"Content-Length: {N}", "X-Note: a\x00b"], BODY, "HTTP/1.1"),
+    "a length of a digit that is not ASCII": (["Content-Length: \u00b2"], BODY, "HTTP/1.1"),
+    "a length of 5000 digits": (["Content-Length: " + "9" * 5000], BODY, "HTTP/1.1"),
 }
 
 
@@ -149,6 +151,7 @@ def _parsed(block: bytes):
         (b"Content-Length: 1\r\ncontent-length: 1\r\n", "HTTP/1.1", "at most one Content-Length"),
         (b"Content-Length: \xb2\r\n", "HTTP/1.1", "decimal number"),
         (b"Content-Length: -1\r\n", "HTTP/1.1", "decimal number"),
+        (b"Content-Length: 1234567890123456789\r\n", "HTTP/1.1", "decimal number"),
         (b"Transfer-Encoding: identity\r\n", "HTTP/1.1", "single 'chunked'"),
         (b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", "HTTP/1.1", "not both"),
         (b"Transfer-Encoding: chunked\r\n", "HTTP/1.0", "needs HTTP/1.1"),
