@@ -7,21 +7,28 @@ request-smuggling target behind a proxy that reads the same bytes otherwise
 
 - two ``Content-Length`` headers: it used the first, a proxy may use the other;
 - a ``Content-Length`` Python's ``int`` reads but the grammar does not
-  (``+5``, `` 5``, ``5_0``, ``²``, ``１``);
+  (``+5``, ``5_0``, ``²``, ``１``);
 - ``Transfer-Encoding`` beside a ``Content-Length``, or a transfer coding other
   than a lone ``chunked`` (``gzip, chunked``: gevent reads it as no body at all);
 - a header line with a bare CR, a NUL or an obsolete line folding, and a line
-  that is no header (the standard library's parser then ends the headers
-  early: every later header was read as the body).
+  that is no header.
 
-:func:`problem` says what is wrong with such a block (None when nothing is), and
-:func:`refusal` is the 400 problem+json sent for it, after which the connection
-is closed: the rest of what the client sent cannot be trusted to start a request.
+The header lines are judged as they arrived (:func:`read_header_lines`,
+:func:`problem`), not as the standard library's ``email`` parser (gevent's)
+returns them: that parser ends a line at a bare CR, so ``X-A: y\\rContent-Length: 2``
+became two headers, and it reads a ``multipart/*`` or ``message/*``
+``Content-Type`` as a MIME structure whose (empty) body it reports defects of.
+
+:class:`Refused` is every such refusal, and too many or too long header lines:
+its :meth:`~Refused.response` is the problem+json sent for it, after which the
+connection is closed (the rest of what the client sent cannot be trusted to
+start a request).
 """
 
 from __future__ import annotations
 
 import re
+from http import HTTPStatus
 
 from . import jsoncodec
 from .api.problems import MEDIA_TYPE, TYPE_BASE
@@ -29,8 +36,40 @@ from .api.problems import MEDIA_TYPE, TYPE_BASE
 #: The grammar of a Content-Length value (RFC 9110 §8.6): ASCII digits only (``str.isdigit``
 #: also takes ``²`` and ``１``), and at most 18 of them (``int`` refuses over 4300).
 _DIGITS = re.compile(r"[0-9]{1,18}")
-#: The problem code of every refusal here.
+#: A header name (RFC 9110 §5.1: a token).
+_TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: The problem code of a request that cannot be framed or read.
 CODE = "bad-http-framing"
+#: The longest header line and the most header lines read (the standard library's limits).
+MAX_HEADER_LINE = 65536
+MAX_HEADERS = 100
+
+
+class Refused(ValueError):
+    """A request refused before any app sees it (a ValueError: gevent's handler treats it as
+    the client's error, not the app's)."""
+
+    def __init__(self, detail: str, status: int = 400, code: str = CODE):
+        super().__init__(detail)
+        self.detail, self.status, self.code = detail, status, code
+
+    def response(self) -> bytes:
+        """The whole response (problem+json, then the connection closes)."""
+        phrase = HTTPStatus(self.status).phrase
+        body = jsoncodec.dumps(
+            {
+                "type": TYPE_BASE + self.code,
+                "title": phrase,
+                "status": self.status,
+                "detail": self.detail,
+                "code": self.code,
+            }
+        )
+        head = (
+            f"HTTP/1.1 {self.status} {phrase}\r\nConnection: close\r\nContent-Type: {MEDIA_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode("latin-1") + body
 
 
 def content_length(value: str) -> int | None:
@@ -38,16 +77,44 @@ def content_length(value: str) -> int | None:
     return int(value) if _DIGITS.fullmatch(value) else None
 
 
-def problem(headers, version: str) -> str | None:
-    """What makes ``headers`` (an ``http.client.HTTPMessage`` as the standard library parsed
-    them) unsafe to frame a request of HTTP ``version`` by, or None."""
-    if headers.defects or headers.get_payload():
-        return "A header line is malformed (not 'name: value', or cut by a bare CR)."
-    for name, value in headers.items():
-        if any(c in value or c in name for c in "\r\n\x00"):
-            return f"The {name} header holds a line break, a folded line or a NUL."
-    lengths = headers.get_all("content-length") or []
-    codings = headers.get_all("transfer-encoding") or []
+def read_header_lines(rfile) -> list[bytes]:
+    """The header lines of a request as they arrived (each with its line end), read from
+    ``rfile`` up to and with the empty line that ends them, or the end of the input."""
+    lines = []
+    while True:
+        line = rfile.readline(MAX_HEADER_LINE + 1)
+        if len(line) > MAX_HEADER_LINE:
+            raise Refused(
+                f"A header line is longer than {MAX_HEADER_LINE} bytes.", 431, "header-fields-too-large"
+            )
+        if line in (b"\r\n", b"\n", b""):
+            return lines
+        lines.append(line)
+        if len(lines) > MAX_HEADERS:
+            raise Refused(
+                f"A request has at most {MAX_HEADERS} header lines.", 431, "header-fields-too-large"
+            )
+
+
+def problem(lines: list[bytes], version: str) -> str | None:
+    """What makes the header ``lines`` (as :func:`read_header_lines` read them) unsafe to frame
+    a request of HTTP ``version`` by, or None."""
+    lengths, codings = [], []
+    for line in lines:
+        text = line.removesuffix(b"\n").removesuffix(b"\r")
+        if text[:1] in (b" ", b"\t"):
+            return "A header line is folded (starts with a space or a tab)."
+        name, colon, value = text.partition(b":")
+        if not colon or not _TOKEN.fullmatch(name):
+            return "A header line is malformed (not 'name: value')."
+        if b"\r" in value or b"\x00" in value:
+            return f"The {name.decode()} header holds a bare CR or a NUL."
+        lowered = name.lower()
+        if lowered in (b"content-length", b"transfer-encoding"):
+            # as gevent's handler takes the value: leading blanks dropped, trailing ones kept
+            (lengths if lowered == b"content-length" else codings).append(
+                value.lstrip(b" \t").decode("latin-1")
+            )
     if len(lengths) > 1:
         return "A request has at most one Content-Length header."
     if lengths and content_length(lengths[0]) is None:
@@ -60,21 +127,3 @@ def problem(headers, version: str) -> str | None:
         if len(codings) > 1 or codings[0].strip().lower() != "chunked":
             return "The only transfer coding taken is a single 'chunked'."
     return None
-
-
-def refusal(detail: str) -> bytes:
-    """The whole 400 response (problem+json, then the connection closes) refusing a request for ``detail``."""
-    body = jsoncodec.dumps(
-        {
-            "type": TYPE_BASE + CODE,
-            "title": "Bad Request",
-            "status": 400,
-            "detail": detail,
-            "code": CODE,
-        }
-    )
-    head = (
-        f"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: {MEDIA_TYPE}\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode("latin-1") + body

@@ -17,11 +17,13 @@ measurements behind these choices.
 
 from __future__ import annotations
 
+import email.parser
 import logging
 import resource
 import warnings
 
 import gevent
+from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
 from . import framing, wire
@@ -60,11 +62,6 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
     }
 
 
-class _BadFraming(ValueError):
-    """A header block :func:`gameroom.framing.problem` refuses (a ValueError: gevent's handler
-    treats it as the client's error, not the app's)."""
-
-
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
     connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
@@ -77,24 +74,26 @@ class IdleClosingHandler(PyWSGIHandler):
 
     A header block that cannot be framed safely (two lengths, a length and a
     transfer coding, a bare CR: :mod:`gameroom.framing`) is refused with a 400
-    problem+json before any app sees it, where gevent took the first length.
+    problem+json before any app sees it, where gevent took the first length,
+    and so are too many or too long header lines (431).
     """
 
     idle_timeout: float = 0.0
     wire_moves: bool = False
     _pending_line: str | None = None
 
-    def MessageClass(self, *args):  # noqa: N802 (gevent's name): the request's headers, parsed
-        headers = super().MessageClass(*args)
-        wrong = framing.problem(headers, self.request_version)
+    def MessageClass(self, rfile, *args):  # noqa: N802 (gevent's name): the request's headers, parsed
+        lines = framing.read_header_lines(rfile)
+        wrong = framing.problem(lines, self.request_version)
         if wrong is not None:
-            raise _BadFraming(wrong)
-        return headers
+            raise framing.Refused(wrong)
+        # parsed as gevent's handler parses them (http.client.parse_headers), once they are known sound
+        return email.parser.Parser(_class=pywsgi.OldMessage).parsestr(b"".join(lines).decode("latin-1"))
 
     def _handle_client_error(self, ex):
-        if isinstance(ex, _BadFraming):  # answered as the API answers, then closed (gevent's own: a bare 400)
-            log.info("refused a request from %s: %s", self.client_address, ex)
-            return ("400", framing.refusal(str(ex)))
+        if isinstance(ex, framing.Refused):  # answered as the API answers, then closed (gevent's: a bare 400)
+            log.info("refused a request from %s: %s", self.client_address, ex.detail)
+            return (str(ex.status), ex.response())
         return super()._handle_client_error(ex)
 
     def read_requestline(self):

@@ -1,7 +1,8 @@
 """On a real ``gameroom serve`` (shipped settings): a request whose header block cannot be framed
 safely (request-smuggling shapes, RFC 9112 §6) is refused with a 400 problem+json
 (``bad-http-framing``), the connection closed, and nothing appended; the same move well framed
-(also chunked) is taken. Unit cases of the rule: ``gameroom.framing.problem``."""
+(also chunked) is taken, and so is a header the standard library's parser misreads (a MIME
+structure Content-Type). Unit cases of the rule: ``gameroom.framing.problem``."""
 
 import io
 import json
@@ -87,8 +88,12 @@ REFUSED = {
     "a folded line": (["X-Note: a", f" Content-Length: {N}"], BODY, "HTTP/1.1"),
     "a line that is no header": (["no colon here", f"Content-Length: {N}"], BODY, "HTTP/1.1"),
     "a NUL in a value": ([f"Content-Length: {N}", "X-Note: a\x00b"], BODY, "HTTP/1.1"),
+    # the standard library's parser ended the line at the CR: the length after it was taken
+    "a length after a bare CR": ([f"X-Note: a\rContent-Length: {N}"], BODY, "HTTP/1.1"),
+    "a length after a bare CR, lean headers only": ([f"Accept: a\rContent-Length: {N}"], BODY, "HTTP/1.1"),
     "a length of a digit that is not ASCII": (["Content-Length: \u00b2"], BODY, "HTTP/1.1"),
     "a length of 5000 digits": (["Content-Length: " + "9" * 5000], BODY, "HTTP/1.1"),
+    "a space before the colon": ([f"Content-Length : {N}"], BODY, "HTTP/1.1"),
 }
 
 
@@ -118,6 +123,48 @@ def test_the_same_move_well_framed_is_taken(served, framing_headers, body):
     assert json.loads(payload)["version"] == before + 1 == _version(served.port, match_id)
 
 
+def test_a_request_smuggled_after_a_bare_cr_is_not_answered(served):
+    """A proxy that keeps the CR in ``X-A``'s value sends a move with no body, then a second request
+    (``{}GET /api/healthz``); the server must not read ``{}`` as the move's body and answer the
+    second request as its own."""
+    match_id, token = _match(served.port)
+    smuggled = b"GET /api/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    raw = _move(match_id, token, ["X-A: y\rContent-Length: 2"], b"{}" + smuggled)
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(raw)
+        sock.settimeout(5)
+        received = b""
+        while chunk := sock.recv(65536):  # to the end: the server closes the connection
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 400 "), received
+    assert b'"code":"bad-http-framing"' in received
+    assert received.count(b"HTTP/1.1 ") == 1, "only the first request is answered"
+
+
+@pytest.mark.parametrize(
+    "content_type", ["multipart/form-data; boundary=x", "message/rfc822", "multipart/mixed"]
+)
+def test_a_mime_structure_content_type_is_no_framing_error(served, content_type):
+    """The standard library's parser reads such a Content-Type as a MIME structure and reports
+    defects of its (empty) body; the request is answered as any other body type is."""
+    health = f"GET /api/healthz HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\n\r\n"
+    status, _head, payload, closed = _request(served.port, health.encode())
+    assert (status, json.loads(payload)) == (200, {"status": "ok"})
+    assert not closed, "the connection stays open"
+    match_id, token = _match(served.port)
+    before = _version(served.port, match_id)
+    answers = []
+    for kind in (content_type, "text/plain"):
+        raw = _move(match_id, token, [f"Content-Length: {N}"], BODY).replace(
+            b"Content-Type: application/json", f"Content-Type: {kind}".encode()
+        )
+        status, _head, payload, _closed = _request(served.port, raw)
+        answers.append((status, json.loads(payload).get("code")))
+    assert answers[0] == answers[1], "answered as a text/plain body is"
+    assert answers[0][1] != "bad-http-framing"
+    assert _version(served.port, match_id) == before + (answers[0][0] == 201) + (answers[1][0] == 201)
+
+
 @pytest.mark.parametrize(
     "value, detail",
     [
@@ -138,16 +185,15 @@ def test_a_last_event_id_that_is_no_version_is_refused_with_400(served, value, d
     assert not closed, "an ordinary refusal: the connection stays open"
 
 
-def _parsed(block: bytes):
-    return client.parse_headers(io.BytesIO(block + b"\r\n"))
-
-
 @pytest.mark.parametrize(
     "block, version, wrong",
     [
         (b"Host: x\r\nContent-Length: 12\r\n", "HTTP/1.1", None),
         (b"Host: x\r\nTransfer-Encoding: Chunked\r\n", "HTTP/1.1", None),
         (b"Host: x\r\n", "HTTP/1.0", None),
+        (b"Host: x\nContent-Length: 3\n", "HTTP/1.1", None),  # bare LF line ends (RFC 9112 §2.2)
+        (b"Content-Type: multipart/form-data; boundary=x\r\n", "HTTP/1.1", None),
+        (b"Content-Type: message/rfc822\r\n", "HTTP/1.1", None),
         (b"Content-Length: 1\r\ncontent-length: 1\r\n", "HTTP/1.1", "at most one Content-Length"),
         (b"Content-Length: \xb2\r\n", "HTTP/1.1", "decimal number"),
         (b"Content-Length: -1\r\n", "HTTP/1.1", "decimal number"),
@@ -155,10 +201,29 @@ def _parsed(block: bytes):
         (b"Transfer-Encoding: identity\r\n", "HTTP/1.1", "single 'chunked'"),
         (b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", "HTTP/1.1", "not both"),
         (b"Transfer-Encoding: chunked\r\n", "HTTP/1.0", "needs HTTP/1.1"),
-        (b"Host: x\r\n\tfolded\r\n", "HTTP/1.1", "folded line"),
-        (b"Host: a\rb\r\n", "HTTP/1.1", "malformed"),
+        (b"Host: x\r\n\tfolded\r\n", "HTTP/1.1", "folded"),
+        (b"Host: a\rb\r\n", "HTTP/1.1", "bare CR"),
+        (b"X-A: y\rContent-Length: 2\r\n", "HTTP/1.1", "bare CR"),
+        (b"Host: a\r\r\n", "HTTP/1.1", "bare CR"),
+        (b"Host: a\x00\r\n", "HTTP/1.1", "NUL"),
+        (b"no colon\r\n", "HTTP/1.1", "malformed"),
+        (b"Host : x\r\n", "HTTP/1.1", "malformed"),
+        (b": x\r\n", "HTTP/1.1", "malformed"),
     ],
 )
 def test_the_framing_rule(block, version, wrong):
-    found = framing.problem(_parsed(block), version)
+    lines = framing.read_header_lines(io.BufferedReader(io.BytesIO(block + b"\r\n")))
+    assert b"".join(lines) == block
+    found = framing.problem(lines, version)
     assert (found is None) if wrong is None else (wrong in (found or ""))
+
+
+def test_header_lines_over_the_limits_are_refused_with_431():
+    too_many = b"".join(b"X-%d: 1\r\n" % i for i in range(framing.MAX_HEADERS + 1)) + b"\r\n"
+    too_long = b"X-A: " + b"a" * framing.MAX_HEADER_LINE + b"\r\n\r\n"
+    for block in (too_many, too_long):
+        with pytest.raises(framing.Refused) as refused:
+            framing.read_header_lines(io.BufferedReader(io.BytesIO(block)))
+        assert (refused.value.status, refused.value.code) == (431, "header-fields-too-large")
+    at_most = b"".join(b"X-%d: 1\r\n" % i for i in range(framing.MAX_HEADERS)) + b"\r\n"
+    assert len(framing.read_header_lines(io.BufferedReader(io.BytesIO(at_most)))) == framing.MAX_HEADERS
