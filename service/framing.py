@@ -1,4 +1,4 @@
-"""Header blocks that cannot be framed safely, refused before any app sees them.
+"""Requests that cannot be framed or read safely, refused before any app sees them.
 
 gevent's WSGI handler (which reads every request the worker does not read
 itself, :mod:`gameroom.wire`) is lenient where a lenient server is a
@@ -19,10 +19,12 @@ returns them: that parser ends a line at a bare CR, so ``X-A: y\\rContent-Length
 became two headers, and it reads a ``multipart/*`` or ``message/*``
 ``Content-Type`` as a MIME structure whose (empty) body it reports defects of.
 
-:class:`Refused` is every such refusal, and too many or too long header lines:
-its :meth:`~Refused.response` is the problem+json sent for it, after which the
-connection is closed (the rest of what the client sent cannot be trusted to
-start a request).
+:class:`Refused` is every such refusal, and every other request that cannot
+be read as HTTP/1.x (a malformed request line, one too long, too many or too
+long header lines): its :meth:`~Refused.response` is the problem+json sent for
+it, after which the connection is closed (the rest of what the client sent
+cannot be trusted to start a request). :func:`redacted` is what a log may say
+of the request line: never its query string (``?token=``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from .api.problems import MEDIA_TYPE, TYPE_BASE
 _DIGITS = re.compile(r"[0-9]{1,18}")
 #: A header name (RFC 9110 §5.1: a token).
 _TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: An HTTP version gevent's handler serves (ASCII digits; it also reads ``HTTP/1``, then fails).
+_VERSION = re.compile(r"HTTP/(?:0\.9|1\.[0-9])")
 #: The problem code of a request that cannot be framed or read.
 CODE = "bad-http-framing"
 #: The longest header line and the most header lines read (the standard library's limits).
@@ -75,6 +79,23 @@ class Refused(ValueError):
 def content_length(value: str) -> int | None:
     """The number of bytes a ``Content-Length`` value gives, or None if it is not the grammar's."""
     return int(value) if _DIGITS.fullmatch(value) else None
+
+
+def request_line_problem(line: str) -> str | None:
+    """What makes a request line (latin-1 text, with its line end) unreadable, or None.
+
+    What gevent's handler takes, no more: ``METHOD target HTTP/x.y`` (or HTTP/0.9's
+    ``GET target``); what it refuses it refused with the line, query and all, in its message."""
+    words = line.split()
+    if len(words) == 2 and words[0] == "GET":
+        return None
+    if len(words) != 3:
+        return (
+            "The request line must be 'METHOD target HTTP/1.1' (a space or tab in the target is not taken)."
+        )
+    if not _VERSION.fullmatch(words[2]):
+        return "The HTTP version must be HTTP/1.1 or HTTP/1.0."
+    return None
 
 
 def read_header_lines(rfile) -> list[bytes]:
@@ -127,3 +148,11 @@ def problem(lines: list[bytes], version: str) -> str | None:
         if len(codings) > 1 or codings[0].strip().lower() != "chunked":
             return "The only transfer coding taken is a single 'chunked'."
     return None
+
+
+def redacted(requestline: str, limit: int = 100) -> str:
+    """What a log may say of a request line: its method and path, never its query string
+    (a live stream's ``?token=``), at most ``limit`` characters."""
+    words = requestline.split("?", 1)[0].split()[:2]
+    shown = " ".join(words)
+    return shown if len(shown) <= limit else shown[:limit] + "…"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import email.parser
 import logging
+import re
 import resource
 import warnings
 
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 WORKER_CLASS = "gameroom.serving.GeventWorker"
 #: The path without its query string: ``?token=`` must never reach a log.
 ACCESS_LOG_FORMAT = '%(t)s %(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'
+#: A query string in a message of gevent's (up to a space or the quote that ends a ``repr``).
+_QUERY = re.compile(r"\?[^\s'\"]*")
 #: Connections a worker holds beside its capped streams (moves, health checks, history).
 SHORT_REQUEST_HEADROOM = 1000
 
@@ -72,15 +75,24 @@ class IdleClosingHandler(PyWSGIHandler):
     ``Keep-Alive`` header that would tell clients when (a hop-by-hop header,
     PEP 3333). gevent passes the header through; this handler adds the close.
 
-    A header block that cannot be framed safely (two lengths, a length and a
-    transfer coding, a bare CR: :mod:`gameroom.framing`) is refused with a 400
-    problem+json before any app sees it, where gevent took the first length,
-    and so are too many or too long header lines (431).
+    A request that cannot be framed safely (two lengths, a length and a transfer
+    coding, a bare CR) or read at all (a malformed request line, one too long,
+    too many or too long header lines: :mod:`gameroom.framing`) is refused with
+    a problem+json before any app sees it, then the connection is closed, and it
+    is logged in one line that never holds the query string (``?token=``).
+    gevent's own answer is a bare 400 or 414, and its log line (on stderr, with
+    no time) holds the whole request line, or a traceback.
     """
 
     idle_timeout: float = 0.0
     wire_moves: bool = False
     _pending_line: str | None = None
+
+    def read_request(self, raw_requestline):
+        wrong = framing.request_line_problem(raw_requestline)
+        if wrong is not None:
+            raise framing.Refused(wrong)
+        return super().read_request(raw_requestline)
 
     def MessageClass(self, rfile, *args):  # noqa: N802 (gevent's name): the request's headers, parsed
         lines = framing.read_header_lines(rfile)
@@ -91,10 +103,40 @@ class IdleClosingHandler(PyWSGIHandler):
         return email.parser.Parser(_class=pywsgi.OldMessage).parsestr(b"".join(lines).decode("latin-1"))
 
     def _handle_client_error(self, ex):
-        if isinstance(ex, framing.Refused):  # answered as the API answers, then closed (gevent's: a bare 400)
-            log.info("refused a request from %s: %s", self.client_address, ex.detail)
-            return (str(ex.status), ex.response())
-        return super()._handle_client_error(ex)
+        if isinstance(ex, OSError) and not isinstance(ex, pywsgi._InvalidClientInput):
+            return None  # the connection broke while its request came: nothing to answer
+        why = ""
+        if not isinstance(ex, framing.Refused):  # gevent's own: its message may quote the request line
+            why = f" ({type(ex).__name__}: {_QUERY.sub('?…', str(ex))})"
+            ex = framing.Refused("The request cannot be read as HTTP/1.1.")
+        line = framing.redacted(self.requestline or "")
+        log.info("refused %r from %s: %s%s", line, self._client(), ex.detail, why)
+        response = ex.response()
+        if self.environ is None:  # refused before gevent made one: what gunicorn's access log (if on) reads
+            self.environ = self._refused_environ()
+            self.response_headers, self.response_length = [], len(response)
+        return (str(ex.status), response)
+
+    def log_error(self, msg, *args):
+        """gevent's log of a client error, through logging (with a time), its query strings cut."""
+        message = msg % args if args else msg
+        log.warning("%s", _QUERY.sub("?…", message))
+
+    def _client(self) -> str:
+        address = self.client_address
+        return str(address[0]) if isinstance(address, tuple) else str(address)
+
+    def _refused_environ(self) -> dict:
+        """The environ of a request refused before gevent made one, as gunicorn's access log reads it."""
+        method, _, path = framing.redacted(self.requestline or "", limit=1000).partition(" ")
+        return {
+            "REQUEST_METHOD": method or "-",
+            "RAW_URI": path or "-",
+            "PATH_INFO": path or "-",
+            "QUERY_STRING": "",
+            "SERVER_PROTOCOL": "-",
+            "REMOTE_ADDR": self._client(),
+        }
 
     def read_requestline(self):
         line, self._pending_line = self._pending_line, None
@@ -107,8 +149,9 @@ class IdleClosingHandler(PyWSGIHandler):
         return ""  # idle for idle_timeout: close the connection
 
     def handle_one_request(self):
+        self.environ = None  # not the previous request's (see _handle_client_error)
         if not self.wire_moves or self.rfile.closed:
-            return super().handle_one_request()
+            return self._gevent_request()
         try:
             line = self.read_requestline()
         except OSError:  # reset by the peer: nothing to answer
@@ -119,10 +162,22 @@ class IdleClosingHandler(PyWSGIHandler):
             return None
         if environ is None:  # gevent's handler reads and answers it, from this line on
             self._pending_line = line
-            return super().handle_one_request() if line else None
+            return self._gevent_request() if line else None
         if environ is wire.CLOSED:  # the peer left before its body had come: nothing to answer
             return None
         return self._answer(environ)
+
+    def _gevent_request(self):
+        """gevent's handling of one request, with its bare 414 for a request line too long made a
+        problem+json like every other refusal."""
+        result = super().handle_one_request()
+        if isinstance(result, tuple) and result[1] is pywsgi._REQUEST_TOO_LONG_RESPONSE:
+            longest = pywsgi.MAX_REQUEST_LINE - 1
+            too_long = framing.Refused(
+                f"The request line is longer than {longest} bytes.", 414, "uri-too-long"
+            )
+            return self._handle_client_error(too_long)
+        return result
 
     def _answer(self, request: dict):
         """Call the app for a request :func:`gameroom.wire.read_request` read, and send its response."""
