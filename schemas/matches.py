@@ -207,7 +207,14 @@ class MoveRequestSchema(Schema):
 
 class EntrySchema(Schema):
     version = fields.Integer(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["setup", "move", "undo", "lifecycle"]))
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(["setup", "move", "undo", "lifecycle", "deal"]),
+        metadata={
+            "description": "deal: a fork's first own entry, the game dealing anew what no seat could see "
+            "at the fork (the draw pile's order); what it deals stays hidden until the fork is over"
+        },
+    )
     seat = fields.Integer(allow_none=True)
     time = fields.Float(allow_none=True)
     undone = fields.Boolean(required=True)

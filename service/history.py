@@ -10,7 +10,7 @@ import secrets
 
 from .application import Loaded, Matches, has_drafts
 from .core import lifecycle
-from .core.decider import CONFIRMS
+from .core.decider import CONFIRMS, deal_entry
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.undo import (
     APPLY,
@@ -169,10 +169,12 @@ class History:
     def fork(
         self, match_id: str, version: int, seats: list[dict] | None = None
     ) -> tuple[Loaded, dict[int, str]]:
-        """A new match from a finished match's first ``version`` entries, with new tokens."""
+        """A new match from a finished match's first ``version`` entries, with new tokens, then
+        the game's deal of what no seat could see there (:func:`gameroom.core.decider.deal_entry`)."""
         loaded = self.matches.load(match_id)
         record = loaded.record
-        if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) != FINISHED:
+        game = self.matches.game(record)
+        if status_of(record, game, loaded.folded.state, loaded.folded) != FINISHED:
             raise Conflict(
                 "Only a finished match can be forked (its history is public then).", code="match-not-finished"
             )
@@ -187,9 +189,7 @@ class History:
                 code="bad-seat-count",
                 errors={"seats": [f"needs {record.num_seats} seats"]},
             )
-        seat_objs = self.matches.seats_for(
-            self.matches.game(record), seats
-        )  # AI levels, as create checks them
+        seat_objs = self.matches.seats_for(game, seats)  # AI levels, as create checks them
         entries = self.matches.store.read(match_id, 0, version)
         # Fresh randomness after the fork: the original's seed is in its export, so a fork
         # that kept it would let anyone compute the fork's hidden draws.
@@ -205,6 +205,11 @@ class History:
             forked_from={"match": match_id, "version": version},
             seed_log=schedule,
         )
+        deal = deal_entry(game, self.matches.load(match_id, version).folded, seed)
+        if deal is not None:
+            # Its history is public: what no seat could see there (the draw pile's order)
+            # is dealt anew, before anyone can act in the fork.
+            entries = entries + [{**deal, "time": self.matches.clock()}]
         loaded, tokens = self._store_copy(new, entries)
         if loaded.folded.lifecycle is not None:  # the fork's own players, and its clocks run from now
             loaded = self.matches.append(

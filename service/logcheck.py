@@ -1,9 +1,9 @@
 """Re-checking a match's log against the rules: what an import trusts, and nothing else.
 
 :func:`verified_log` replays an exported log by re-deciding every command with the
-game's rules and the match's seeds (every draw, reveal, undo and sealed step), checks
-the fields nothing re-decides with :mod:`gameroom.logform`, and returns the log as
-the server would have written it. Pure: no Redis, no HTTP.
+game's rules and the match's seeds (every draw, reveal, undo, sealed step and a fork's
+deal), checks the fields nothing re-decides with :mod:`gameroom.logform`, and returns
+the log as the server would have written it. Pure: no Redis, no HTTP.
 """
 
 from __future__ import annotations
@@ -122,6 +122,8 @@ def verified_log(
                 meta |= logform.undo_fields(entry, _cancelled(folded, expected), i, bad)
             elif kind == "lifecycle":
                 expected = _check_lifecycle(game, folded, entry, num_seats, i, levels, bad)
+            elif kind == decider.DEAL:
+                expected = _expected_deal(game, folded, entry, schedule, i)
             else:
                 bad(i, f"unknown entry kind {str(kind)[:40]!r}")
         except GameroomError as exc:
@@ -129,7 +131,7 @@ def verified_log(
                 raise
             bad(i, f"the move is refused ({exc.code}: {exc.detail})")
         canonical = {**expected, **meta}
-        if kind != "move":
+        if kind in ("undo", "lifecycle"):
             canonical |= {"drew": False, "reveal": False}
         folded = decider.apply_entry(game, folded, {**canonical, "version": i})
         log_.append(canonical)
@@ -188,6 +190,23 @@ def _expected_move(game, folded: Folded, entry: dict, seed: str, version: int) -
         _tampered(version, "its events are not what the move produces")
     if sealed:
         expected["sealed"] = sealed
+    return expected
+
+
+def _expected_deal(game, folded: Folded, entry: dict, schedule: list, version: int) -> dict:
+    """A fork's deal as the server writes it: only where the log's seed changes (the fork's
+    first own entry), with the events the game deals there from that seed.
+
+    A fork's log without one (made before forks dealt anew) is still a log the server
+    wrote; the deal is checked where there is one."""
+    bad = _tampered
+    if version == 1 or not any(start == version for start, _ in schedule[1:]):
+        bad(version, "a deal comes only right after the history a fork copied, where its seed changes")
+    logform.seat(entry.get("seat"), 0, version, bad, optional=True)
+    expected = decider.deal_entry(game, folded, seed_at(schedule, version))
+    if expected is None or expected["events"] != entry.get("events"):
+        bad(version, "the deal is not what the game deals from the fork's seed")
+    logform.same_flags(entry, expected, version, bad)
     return expected
 
 

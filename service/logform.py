@@ -39,6 +39,7 @@ KEYS = {
     "setup": _COMMON | {"game", "num_seats", "options", "lifecycle", "started"},
     "move": _COMMON | {"move", "actor", "sealed"},
     "undo": _COMMON | {"target", "undoes", "state", "keeps", "request"},
+    "deal": _COMMON,
 }
 #: What a lifecycle entry of each action carries besides the common keys.
 LIFECYCLE_KEYS = {

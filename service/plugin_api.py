@@ -409,6 +409,29 @@ class Game:
         """
         return self.confirms(event)
 
+    def fork_events(self, state: State, rng: Rng) -> list[Event]:
+        """Optional. Events that deal anew what *no* seat can see in ``state``: a draw
+        pile's order, cards set aside face down that nobody has looked at.
+
+        Called when a finished match is forked at ``state`` ("what if"). The fork's
+        history up to there is public (the original is over, its export shows every
+        event and its seed), so without these events anyone could read the fork's
+        coming draws from the original's export. The platform appends them as one
+        entry of kind ``deal`` right after the copied history, with ``rng`` derived
+        from the fork's own secret seed; an importer re-derives them from the export.
+
+        They are ordinary events: folded by :meth:`evolve`, redacted by :meth:`redact`
+        (what they deal stays hidden from every seat and from spectators while the fork
+        runs) and told by :meth:`describe`. They must leave every seat's :meth:`view`
+        and legal moves as they were: what a seat holds or has seen (its hand, the
+        cards it put on the bottom of the deck, a pile it looked through) is the
+        position the fork asks "what if" about, and stays. The conformance kit checks
+        both. Default: ``[]`` (nothing is hidden from every seat: Nim, tic-tac-toe);
+        return ``[]`` also when there is nothing left to deal (fewer than two unseen
+        cards).
+        """
+        return []
+
     def describe(self, event: Event, seat: Seat, names: Sequence[str]) -> str:
         """One short human sentence for ``event`` as ``seat`` sees it.
 

@@ -11,11 +11,14 @@ its seat's sealed steps (``Game.sealed_steps``), kept in the seat's draft
 until this move, folded before the entry's own events.
 
 ``kind`` is ``setup`` (version 1: the game's opening events, plus the game's
-slug), ``move`` (a seat's command and the events it produced) or ``undo``
+slug), ``move`` (a seat's command and the events it produced), ``undo``
 (a compensating entry that returns the match to the state at ``target``, or,
 for a *selective* undo, to that state plus the other seats' ``keeps``; it
-carries the resulting state, so folding never has to keep old states around).
-Folding only ever calls ``evolve``; it never validates and never draws.
+carries the resulting state, so folding never has to keep old states around)
+or ``deal`` (a fork's first own entry, right after the history it copied: the
+game's ``fork_events``, which deal anew what no seat can see; see
+:func:`deal_entry`). Folding only ever calls ``evolve``; it never validates
+and never draws.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ..plugin_api import Game, IllegalMove
 from . import lifecycle
 from .rng import rng_for
 
-SETUP, MOVE, UNDO = "setup", "move", "undo"
+SETUP, MOVE, UNDO, DEAL = "setup", "move", "undo", "deal"
 LIFECYCLE = lifecycle.LIFECYCLE
 
 #: Undo reaches back at most this many effective steps (a bound on what a
@@ -116,6 +119,30 @@ def setup_entry(game: Game, num_seats: int, options: dict, seed: str) -> dict:
     }
 
 
+def deal_entry(game: Game, folded: Folded, seed: str) -> dict | None:
+    """The entry a fork appends right after the history it copied (``folded``), or None.
+
+    The game deals anew what no seat can see (``Game.fork_events``), with randomness from
+    the fork's own ``seed`` and the entry's version, so that an importer re-derives it from
+    the export's reseeds. None when the game deals nothing (a perfect-information game, a
+    pile too small to shuffle) or the match is already over there. It drew: an undo
+    never crosses it.
+    """
+    if game.outcome(folded.state) is not None or lifecycle.ended(folded):
+        return None
+    events = game.fork_events(folded.state, rng_for(seed, folded.version + 1, DEAL))
+    if not events:
+        return None
+    return {
+        "kind": DEAL,
+        "seat": None,
+        "events": events,
+        "drew": True,
+        "reveal": False,
+        "rules_version": game.info.rules_version,
+    }
+
+
 def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
     """Fold one entry. Returns a new :class:`Folded`; ``folded`` is not changed."""
     new = _apply_entry(game, folded, entry)
@@ -131,6 +158,8 @@ def apply_entry(game: Game, folded: Folded, entry: dict) -> Folded:
             game.active_seats(new.state),
             game.outcome(new.state) is not None,
         )
+    elif kind == DEAL:  # no seat's time: the deal is made before the fork's clocks start
+        new.lifecycle = folded.lifecycle
     elif folded.lifecycle is not None or kind == LIFECYCLE:
         num_seats = len(folded.lifecycle["turn_start"]) if folded.lifecycle else entry["num_seats"]
         over = game.outcome(new.state) is not None

@@ -27,7 +27,10 @@ player count the game allows, and checks on every step that:
 - for games that declare ``independent_steps`` (selective undo): two seats'
   steps made where both are declared independent commute -- each stays legal
   and gives the same events whether or not the other was made first, and both
-  orders reach the same state (``check_independent_steps``).
+  orders reach the same state (``check_independent_steps``);
+- a fork's deal (``fork_events``, :mod:`gameroom.testing.forks`) is deterministic
+  for its ``rng``, changes no viewer's view nor any seat's legal moves, and looks
+  the same to every viewer whatever it drew.
 
 ``PLAYOUTS`` (or the environment variable ``GAMEROOM_PLAYOUTS``) sets how
 many matches each player count gets. Playouts use the game's
@@ -575,6 +578,18 @@ class GameConformance:
                 compared += check_independent_steps(subject, n, options, seed)
         # a game that declares independence has states where it holds; one that does not, none
         assert (compared > 0) == declares, compared
+
+    def test_fork_events_deal_only_what_no_seat_sees(self, subject):
+        from .forks import check_fork_events  # (it builds on this module)
+
+        options = subject.load_options(subject.playout_options)
+        declares = type(subject).fork_events is not Game.fork_events
+        dealt = 0
+        for n in player_counts(subject):
+            if seats_allowed(subject, n, options):
+                dealt += check_fork_events(subject, n, options, f"fork-{subject.info.slug}-{n}")
+        # a game that deals at a fork deals somewhere in a match; one that does not, nowhere
+        assert (dealt > 0) == declares, dealt
 
     def test_seat_counts_outside_the_info_are_refused(self, subject):
         info, opts = subject.info, subject.load_options(subject.playout_options)
