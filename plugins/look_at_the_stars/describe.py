@@ -17,6 +17,9 @@ def describe(event: dict, seat, names) -> str:
     who = names[actor] if isinstance(actor, int) and 0 <= actor < len(names) else "Someone"
     if kind == "game_set_up":
         return f"The night begins with {event['num_seats']} stargazer(s)."
+    if kind == "fork_shuffled":
+        count = event["count"] if "unrevealed" not in event else len(event["unrevealed"])
+        return f"This night is a fork: its {count} unrevealed night cards are shuffled anew."
     if kind == "card_revealed":
         card = CONTENT.night_cards[event["card"]]
         what = "a shooting star" if card.kind == "shooting_star" else f"night card {card.id}"

@@ -112,6 +112,9 @@ def evolve(state: dict | None, event: dict) -> dict:
         }
     if kind == "card_revealed":
         return {**state, "turn": event["turn"]}
+    if kind == "fork_shuffled":  # a fork's deal: the cards not yet revealed, in a new order
+        kept = len(state["deck"]) - len(event["unrevealed"])
+        return {**state, "deck": state["deck"][:kept] + list(event["unrevealed"])}
     if kind in STEP_FOLDS or kind == "turn_confirmed":
         seat = event["seat"]
         player = dict(state["players"][seat])

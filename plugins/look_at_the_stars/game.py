@@ -1,6 +1,6 @@
 """Look at the Stars as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
 
-Setup (LATS section 1, X1-X4) is here; everything else is delegated to the
+Setup (LATS section 1, X1-X4) and a fork's deal are here; everything else is delegated to the
 modules of the common layout (see README.md in this folder).
 """
 
@@ -87,6 +87,16 @@ class LookAtTheStars(Game):
             {"type": "game_set_up", "num_seats": num_seats, "sheets": sheets, "deck": deck, "rules": rules},
             {"type": "card_revealed", "turn": 1, "pile": 1, "card": deck[0], "reveal": True},
         ]
+
+    def fork_events(self, state, rng):
+        """A fork of a finished match deals the unrevealed night cards anew: their order and
+        which 12 are out of the game are hidden from everyone (H3), R1.3 deals them from one
+        shuffle, and the original's export shows it. The revealed cards and the sheets stay
+        the position the fork asks "what if" about."""
+        unrevealed = state["deck"][state["turn"] :]
+        if state["result"] is not None or len(unrevealed) < 2:
+            return []
+        return [{"type": "fork_shuffled", "unrevealed": rng.shuffled(unrevealed)}]
 
     def evolve(self, state, event):
         return evolve(state, event)

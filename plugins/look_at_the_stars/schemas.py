@@ -11,6 +11,7 @@ from .moves import MOVE_TYPES
 
 EVENT_TYPES = (
     "game_set_up",
+    "fork_shuffled",
     "card_revealed",
     "card_placed",
     "shooting_star_placed",
@@ -303,6 +304,8 @@ class Event(Schema):
     num_seats = fields.Integer()
     sheets = fields.List(fields.Integer())
     deck = fields.List(fields.Integer())
+    unrevealed = fields.List(fields.Integer())
+    count = fields.Integer()
     rules = fields.Dict()
     turn = fields.Integer()
     pile = fields.Integer()
@@ -353,6 +356,7 @@ EVENT_VARIANTS = tagged_variants(
     Event,
     {
         "game_set_up": ("num_seats", "sheets", "rules"),
+        "fork_shuffled": (),
         "card_revealed": ("turn", "pile", "card", "reveal"),
         "card_placed": ("seat", "card", "rotation", "dx", "dy", "lines", "pending"),
         "shooting_star_placed": ("seat", "card", "length", "rotation", "dx", "dy", "segments", "head"),
@@ -367,6 +371,7 @@ EVENT_VARIANTS = tagged_variants(
     },
     optional={
         "game_set_up": ("deck",),
+        "fork_shuffled": ("unrevealed", "count"),
         "card_placed": ("mirror",),
         "shooting_star_placed": ("mirror",),
         "power_used": ("occurrence", "consumed", "line", "point", "new_stars_left", "stop", "pending"),

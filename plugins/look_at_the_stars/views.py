@@ -150,6 +150,8 @@ def view(state: dict, seat) -> dict:
 def redact(event: dict, seat) -> dict:
     if event["type"] == "game_set_up":
         return {k: v for k, v in event.items() if k != "deck"}  # H3
+    if event["type"] == "fork_shuffled":
+        return {"type": "fork_shuffled", "count": len(event["unrevealed"])}  # H3
     if event["type"] in SEALED and event.get("seat") != seat:
         return {"type": "step_taken", "seat": event["seat"]}
     return event

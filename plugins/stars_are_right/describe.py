@@ -62,6 +62,8 @@ def describe(event: dict, seat, names) -> str:
         return f"{who} discarded {_card(event['card'])}."
     if kind == "reshuffled":
         return f"The discard pile ({event['count']} cards) is shuffled into a new draw pile."
+    if kind == "fork_shuffled":
+        return f"This match is a fork: its draw pile ({event['count']} cards) is shuffled anew."
     if kind == "drew":
         if you and "cards" in event:
             return f"You drew {', '.join(map(_card, event['cards']))}."

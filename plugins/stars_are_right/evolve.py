@@ -246,6 +246,7 @@ EVOLVERS = {
     "match_started": _match_started,
     "sky_laid": _sky_laid,
     "deck_shuffled": _deck_shuffled,
+    "fork_shuffled": _deck_shuffled,  # a fork's deal: the draw pile in a new order
     "dealt": _dealt,
     "first_player": _first_player,
     "invoked": _invoked,

@@ -1,6 +1,6 @@
 """The Stars Are Right as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
 
-Setup (SAR-B2, X1-X5) and the rules-version upcast are here; everything else
+Setup (SAR-B2, X1-X5), a fork's deal and the rules-version upcast are here; everything else
 is delegated to the modules of the common layout (see README.md in this folder).
 """
 
@@ -77,6 +77,16 @@ class StarsAreRight(Game):
             {"type": "dealt", "hands": hands, "counts": [len(h) for h in hands], "reveal": True},
             {"type": "first_player", "first": first},
         ]
+
+    def fork_events(self, state, rng):
+        """A fork of a finished match deals the draw pile anew: its order is hidden from
+        everyone (H4), and the original's export shows it. Hands, the discard pile and a
+        Dhole look in progress (H3: the pile's cards in card-id order, which a shuffle
+        leaves as they were) stay the position the fork asks "what if" about."""
+        deck = state["deck"]
+        if len(deck) < 2 or state["winners"] is not None:
+            return []
+        return [{"type": "fork_shuffled", "count": len(deck), "order": rng.shuffled(deck)}]
 
     def max_steps_for(self, num_seats, options):
         return decide.max_steps(num_seats, options)

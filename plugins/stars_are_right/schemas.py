@@ -329,6 +329,7 @@ EVENT_SCHEMAS = {
     "creature_discarded": _event("CreatureDiscarded", card=_card(required=True)),
     "card_discarded": _event("CardDiscarded", card=_card(required=True)),
     "reshuffled": _event("Reshuffled", count=fields.Integer(required=True), order=_cards()),
+    "fork_shuffled": _event("ForkShuffled", count=fields.Integer(required=True), order=_cards()),
     "drew": _event("Drew", cards=_cards(), count=fields.Integer(required=True)),
     "turn_ended": _event("TurnEnded", next=_seat(required=True)),
     "game_over": _event(

@@ -4,8 +4,8 @@ Public: the sky, every creature and its tapped state, the discard pile, hand
 and draw-pile sizes, the turn's bookkeeping. Private: a seat's own hand, the
 cards it draws, the card it takes from the draw pile with a Dhole and (while
 taking it) the draw pile's contents in card-id order (H3). Hidden from all:
-the draw-pile order (``deck_shuffled``, ``reshuffled`` and ``dhole_took``
-carry it only in the stored event).
+the draw-pile order (``deck_shuffled``, ``reshuffled``, ``dhole_took`` and a
+fork's ``fork_shuffled`` carry it only in the stored event).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def view(state: dict, seat) -> dict:
     }
 
 
-_SECRET_ORDER = ("deck_shuffled", "reshuffled", "dhole_took")
+_SECRET_ORDER = ("deck_shuffled", "reshuffled", "dhole_took", "fork_shuffled")
 
 
 def redact(event: dict, seat) -> dict:

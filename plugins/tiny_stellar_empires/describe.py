@@ -41,6 +41,12 @@ def describe(event, seat, names):
             "rebirth": f"{who()} shuffles discard pile and deck together (Rebirth).",
         }
         return source.get(event["source"], "A new deck is formed.")
+    if kind == "fork_shuffled":
+        size = event["size"] if event.get("deck") is None else len(event["deck"])
+        return (
+            f"This match is a fork: its deck ({size} cards) is shuffled anew; "
+            "cards put under it with Look stay where they are."
+        )
     if kind == "drew":
         return f"{who()} draws {_cards(event['cards'], event.get('count'))}."
     if kind == "turn_started":

@@ -91,6 +91,10 @@ def _deck_formed(s, ev):
         s["discard"] = []
 
 
+def _fork_shuffled(s, ev):
+    s["deck"] = list(ev["deck"])  # the Look cards (``bottom``) kept their places
+
+
 def _drew(s, ev):
     k = len(ev["cards"])
     s["deck"] = s["deck"][k:]
@@ -236,6 +240,7 @@ def _game_over(s, ev):
 HANDLERS = {
     "homeworlds_dealt": _homeworlds,
     "deck_formed": _deck_formed,
+    "fork_shuffled": _fork_shuffled,
     "drew": _drew,
     "turn_started": _turn_started,
     "phase": _phase,

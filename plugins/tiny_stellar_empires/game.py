@@ -1,6 +1,6 @@
 """Tiny Stellar Empires as a gameroom game: the :class:`~gameroom.plugin_api.Game` wiring.
 
-Setup (TSE-T1..T5, X1..X3) is here; everything else is delegated to the
+Setup (TSE-T1..T5, X1..X3) and a fork's deal are here; everything else is delegated to the
 modules of the common layout (see README.md in this folder).
 """
 
@@ -95,6 +95,21 @@ class TinyStellarEmpires(Game):
             draw(flow, seat, cards["rules"]["hand_size"], "deal")
         flow.emit({"type": "turn_started", "seat": start})
         return flow.events
+
+    def fork_events(self, state, rng):
+        """A fork of a finished match deals the deck anew: its order is hidden from everyone
+        (TSE-H4), and the original's export shows it. The cards a seat put under it with
+        Look (H2) stay where they are, and so do hands and homeworlds (the position the
+        fork asks "what if" about); the removed homeworlds are out of the game (T2) and
+        never drawn, so there is nothing of theirs to deal."""
+        if state["over"]:
+            return []
+        seen = {card for card, _ in state["bottom"]}
+        unseen = [card for card in state["deck"] if card not in seen]
+        if len(unseen) < 2:
+            return []
+        dealt = iter(rng.shuffled(unseen))
+        return [{"type": "fork_shuffled", "deck": [c if c in seen else next(dealt) for c in state["deck"]]}]
 
     def evolve(self, state, event):
         return evolve(state, event)

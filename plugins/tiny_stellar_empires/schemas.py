@@ -14,6 +14,7 @@ EVENT_TYPES = [
     "started",
     "homeworlds_dealt",
     "deck_formed",
+    "fork_shuffled",
     "drew",
     "turn_started",
     "phase",
@@ -303,6 +304,7 @@ EVENT_VARIANTS = tagged_variants(
         "started": ("num_seats", "options", "set", "start"),
         "homeworlds_dealt": ("homeworlds", "removed"),
         "deck_formed": ("deck", "source"),
+        "fork_shuffled": ("deck",),
         "drew": ("cards", "reason", "seat"),
         "turn_started": ("seat",),
         "phase": ("phase", "seat"),
@@ -328,6 +330,7 @@ EVENT_VARIANTS = tagged_variants(
     optional={
         "homeworlds_dealt": ("removed_count",),
         "deck_formed": ("seat", "size"),
+        "fork_shuffled": ("size",),
         "drew": ("count",),
         "looked": ("count",),
         "phase": ("pending",),

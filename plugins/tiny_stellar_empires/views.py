@@ -88,7 +88,7 @@ def redact(event, seat):
             "removed_count": len(event["removed"]),
             "homeworlds": [h if i == seat else None for i, h in enumerate(event["homeworlds"])],
         }
-    if kind == "deck_formed":
+    if kind in ("deck_formed", "fork_shuffled"):
         return {**event, "deck": None, "size": len(event["deck"])}
     if kind in ("drew", "looked") and seat != event["seat"]:
         return {**event, "cards": None, "count": len(event["cards"])}

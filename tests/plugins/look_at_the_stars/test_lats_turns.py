@@ -293,3 +293,22 @@ def test_section_1_a_one_seat_match_is_refused_without_solo_variant(plain_matche
         "look-at-the-stars", [{"name": "Ana"}], options={"solo_variant": True}
     )
     assert list(tokens) == [0] and loaded.folded.state["rules"]["solo"]
+
+
+def test_H3_a_forks_deal_shuffles_the_unrevealed_and_the_removed_cards_together():
+    """H3 hides both the order of the unrevealed cards and which 12 are out of the game, and R1.3
+    deals them from one shuffle: a fork deals them anew together; the revealed cards stay."""
+    state, _ = opening(2)
+    state = {**state, "turn": 7}
+    moved_in = set()
+    for k in range(5):
+        [deal] = GAME.fork_events(state, Rng(f"fork-{k}"))
+        dealt = GAME.evolve(state, deal)
+        assert dealt["deck"][:7] == state["deck"][:7]
+        assert sorted(dealt["deck"]) == sorted(state["deck"]) and dealt["deck"] != state["deck"]
+        for seat in (None, 0, 1):
+            assert GAME.view(dealt, seat) == GAME.view(state, seat)
+            assert GAME.redact(deal, seat) == {"type": "fork_shuffled", "count": 23}
+        moved_in |= set(dealt["deck"][7:18]) & set(state["deck"][18:])
+    assert moved_in, "a card that was out of the game may be in a pile after the deal"
+    assert GAME.fork_events({**state, "turn": 29}, Rng("fork")) == []  # one card left: nothing to deal

@@ -81,3 +81,31 @@ def test_H5_sampled_states_keep_the_view_and_hide_the_rest():
         hidden = {c for s in range(4) if s != seat for c in state["hands"][s]} | set(state["deck"])
         resampled = {c for s in range(4) if s != seat for c in sampled["hands"][s]} | set(sampled["deck"])
         assert resampled == hidden
+
+
+def test_H3_H4_a_forks_deal_shuffles_the_draw_pile_and_keeps_a_dhole_look():
+    """A fork deals the draw pile anew (H4); a Dhole look in progress shows the pile in card-id
+    order (H3), which the shuffle leaves as it was, and the take still takes from it."""
+    pile = [c for c in range(1, 76) if c not in (67, 3)][:40]
+    state = position(2, hands=[[], [3]], tables=[[67], []], phase="services", deck=pile)
+    state, _ = step(state, 0, {"type": "use_dhole", "minion": 67, "pile": "draw"})
+    [deal] = GAME.fork_events(state, rng_for("fork", 5, "deal"))
+    assert deal == {"type": "fork_shuffled", "count": 40, "order": deal["order"]}
+    assert sorted(deal["order"]) == sorted(state["deck"]) and deal["order"] != state["deck"]
+    dealt = GAME.evolve(state, deal)
+    assert dealt["deck"] == deal["order"] and dealt["hands"] == state["hands"]
+    for seat in (None, 0, 1):
+        assert GAME.view(dealt, seat) == GAME.view(state, seat)
+        assert GAME.redact(deal, seat) == {"type": "fork_shuffled", "count": 40}
+    assert GAME.describe(GAME.redact(deal, 1), 1, ["A", "B"]) == (
+        "This match is a fork: its draw pile (40 cards) is shuffled anew."
+    )
+    taken, _ = step(dealt, 0, {"type": "dhole_take", "card": pile[7]})
+    assert pile[7] in taken["hands"][0] and sorted(taken["deck"]) == sorted(c for c in pile if c != pile[7])
+
+
+def test_a_fork_at_the_end_or_with_a_pile_of_one_deals_nothing():
+    state = position(2, deck=[9])
+    assert GAME.fork_events(state, rng_for("fork", 2, "deal")) == []
+    over = {**position(2), "winners": [0], "phase": "over"}
+    assert GAME.fork_events(over, rng_for("fork", 2, "deal")) == []

@@ -217,3 +217,28 @@ def test_T19_H5_a_deferred_info_with_a_hidden_pile_shows_the_pile_and_card_to_it
         assert "E01" not in json.dumps(redact_entry(G, entry, viewer, ["Ana", "Bo"]))
         assert "E01" not in public_text(G.view(state, viewer))
     assert "E01" in G.view(state, 0)["hand"]
+
+
+def test_H2_H4_a_forks_deal_shuffles_the_deck_and_leaves_look_cards_in_place():
+    """A fork deals the deck anew (H4); the cards a seat put under it with Look (H2) are known
+    to that seat, in place: they stay there."""
+    state = position(
+        hands=[["E30", "E31", "E32"], []],
+        rows=[["E02/B"], []],
+        phase="ambassador",
+        deck=["E01", "E03", "E04"],
+    )
+    state, _ = step(G, state, 0, {"type": "end_turn"})
+    state, _ = step(G, state, 0, {"type": "look_bottom", "cards": ["E04"]})
+    assert state["deck"][-1] == "E04" and len(state["deck"]) > 20
+    [deal] = G.fork_events(state, Rng("fork"))
+    assert deal["type"] == "fork_shuffled" and deal["deck"][-1] == "E04"
+    assert sorted(deal["deck"]) == sorted(state["deck"]) and deal["deck"] != state["deck"]
+    dealt = G.evolve(state, deal)
+    assert dealt["deck"] == deal["deck"] and dealt["bottom"] == state["bottom"]
+    assert dealt["homeworlds"] == state["homeworlds"] and dealt["removed"] == state["removed"]
+    for viewer in (None, 0, 1):
+        assert G.view(dealt, viewer) == G.view(state, viewer)
+        assert G.redact(deal, viewer) == {"type": "fork_shuffled", "deck": None, "size": len(state["deck"])}
+    assert G.view(dealt, 0)["deck_bottom_mine"] == ["E04"]
+    assert G.fork_events({**state, "over": True}, Rng("fork")) == []
