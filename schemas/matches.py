@@ -60,6 +60,13 @@ class OutcomeSchema(Schema):
     breakdown = fields.List(fields.Dict())
 
 
+class ForkedFromSchema(Schema):
+    match = fields.String(
+        required=True, metadata={"description": "the finished match this one was forked from"}
+    )
+    version = fields.Integer(required=True, metadata={"description": "the version it was forked at"})
+
+
 class MatchSummarySchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -78,6 +85,14 @@ class MatchSummarySchema(Schema):
         fields.Nested(SeatControlSchema),
         metadata={
             "description": "who plays each seat (AI takeovers, left seats), once any lifecycle action happened"
+        },
+    )
+    forked_from = fields.Nested(
+        ForkedFromSchema,
+        metadata={
+            "description": "a fork: the match and version it starts from. That history is public "
+            "(the original's export), the seats' hands there included; what no seat could see there "
+            "(the draw pile's order) was dealt anew"
         },
     )
 

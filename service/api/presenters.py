@@ -14,7 +14,7 @@ def summary(matches: Matches, loaded: Loaded) -> dict:
     record, folded = loaded.record, loaded.folded
     game = matches.game(record)
     status = status_of(record, game, folded.state, folded)
-    return {
+    out = {
         "id": record.id,
         "game": record.game,
         "status": status,
@@ -26,6 +26,9 @@ def summary(matches: Matches, loaded: Loaded) -> dict:
         "created": record.created,
         **_lifecycle(matches, loaded),
     }
+    if record.forked_from is not None:  # everyone may know: the position it starts from is public
+        out["forked_from"] = dict(record.forked_from)
+    return out
 
 
 def lobby_summary(matches: Matches, loaded: Loaded) -> dict:

@@ -525,3 +525,37 @@ def test_tiny_stellar_empires_board_shows_the_standing_the_view_carries(open_tab
     assert view["standing"]["basis"] == "final" and final["shown"]["title"] == "Final scores"
     assert view["standing"]["totals"] == view["outcome"]["scores"]
     assert final["shown"]["own"] is None
+
+
+def test_a_fork_says_where_it_comes_from_and_tells_its_deal(open_tab, server):
+    """A fork's page names the match and version it starts from (whose history is public) and
+    its history tells the deal that shuffled its hidden cards anew; the original says neither."""
+    tab = open_tab()
+    api, base = tab.page.request, f"{server.base}/api/matches"
+    created = api.post(
+        base,
+        data={
+            "game": "stars-are-right",
+            "seats": [{"name": "Ana"}, {"name": "Bo"}],
+            "options": {"first_player": "seat_0", "turn_limit": 2},
+        },
+    ).json()
+    match_id, tokens = created["match"]["id"], created["tokens"]
+    bearer = lambda seat: {"Authorization": f"Bearer {tokens[seat]}"}  # noqa: E731
+    move = api.post(f"{base}/{match_id}/moves", data={"move": {"type": "skip_invoke"}}, headers=bearer("0"))
+    assert move.status == 201 and api.post(f"{base}/{match_id}/resign", headers=bearer("1")).status == 201
+    fork = api.post(f"{base}/{match_id}/fork", data={"version": 2}).json()["match"]["id"]
+    tab.page.goto(f"{server.base}/#/match/{fork}")
+    tab.page.wait_for_selector("#fork-note")
+    note = tab.page.text_content("#fork-note")
+    assert f"A fork of match {match_id} at version 2." in note and "public" in note
+    deal = tab.page.locator("#history li.deal")
+    deal.wait_for()
+    assert deal.get_attribute("data-version") == "3" and "shuffled anew" in deal.text_content()
+    tab.shot("fork")
+    tab.page.click(f"#fork-note a[href='#/replay/{match_id}']")
+    tab.page.wait_for_selector("#scrubber")
+    assert tab.page.locator("#fork-note").count() == 0, "the original is no fork"
+    tab.page.goto(f"{server.base}/#/replay/{fork}")
+    tab.page.wait_for_selector("#sentences li.deal")
+    assert f"A fork of match {match_id}" in tab.page.text_content("#fork-note")

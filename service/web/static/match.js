@@ -20,9 +20,24 @@ export function outcomeText(outcome, names) {
   return `Finished. Winner: ${winners}. Scores: ${scores}.`;
 }
 
+// A fork says so, on the match page and in its replay: its history up to the fork is the
+// original's, public (the hands dealt by then included), and what no seat could see there
+// was dealt anew (its `deal` entry).
+export function forkNote(summary) {
+  const from = summary.forked_from;
+  if (!from) return null;
+  const original = encodeURIComponent(from.match);
+  return h('p', { id: 'fork-note', class: 'fork-note' },
+    'A fork of match ', h('a', { href: `#/replay/${original}` }, from.match), ` at version ${from.version}. `,
+    'Its history up to there is public, the hands held then included (',
+    h('a', { href: `/api/matches/${original}/export` }, 'the original\'s export'),
+    '); what no seat could see there, such as the order of the draw pile, was dealt anew for this fork.');
+}
+
 export function historyList(entries, names, current = null) {
   return h('ol', { class: 'log' }, entries.map((entry) => h('li', {
-    class: [entry.undone ? 'undone' : '', entry.version === current ? 'current' : ''].join(' ').trim() || null,
+    class: [entry.undone ? 'undone' : '', entry.version === current ? 'current' : '',
+      entry.kind === 'deal' ? 'deal' : ''].join(' ').trim() || null,
     'aria-current': entry.version === current ? 'step' : null,
     dataset: { version: String(entry.version) },
   }, h('span', { class: 'v' }, `v${entry.version}`), ' ',
@@ -62,7 +77,7 @@ export async function showMatch(root, matchId, seat) {
     h('h1', {}, info.title),
     h('p', { class: 'who' }, who, ' · ', live, ' · ',
       h('a', { href: `#/replay/${encodeURIComponent(matchId)}${seat === null ? '' : `/seat/${seat}`}` }, 'Replay')),
-    seatsEl, status, message,
+    ...[forkNote(summary)].filter(Boolean), seatsEl, status, message,
     h('div', { class: 'play' }, board, h('div', { class: 'side' }, movesEl, undoEl,
       h('section', { 'aria-label': 'History' }, h('h2', {}, 'History'), logEl))),
   );
