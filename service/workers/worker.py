@@ -59,6 +59,7 @@ import redis
 from rq import Worker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
+from rq.timeouts import BaseDeathPenalty, JobTimeoutException
 from rq.utils import now as rq_now
 
 from ..composition import Wiring, compose
@@ -86,19 +87,76 @@ DEQUEUED_GRACE = 10
 MAX_BACKOFF = 10
 
 
+class CallbackTimeout(JobTimeoutException):
+    """A failure callback run by :func:`recover_abandoned` outlived its timeout."""
+
+    def __init__(self, *args):  # raised by class (asynchronously), so without a message of its own
+        super().__init__(*(args or ("the failure callback exceeded its timeout",)))
+
+
+class ThreadDeathPenalty(BaseDeathPenalty):
+    """RQ's time limit on a callback, for a callback run in any thread.
+
+    RQ's cleanup of the started registry runs a failure callback under the
+    registry's death penalty, by default ``UnixSignalDeathPenalty``
+    (``SIGALRM``), which can only be armed in the main thread: in the upkeep
+    thread it raised before the callback ran, so an abandoned AI job's last
+    attempt played no fallback move. This one interrupts the thread that
+    entered it with :class:`CallbackTimeout` (``PyThreadState_SetAsyncExc``,
+    from a timer). RQ's own ``TimerDeathPenalty`` does the same, but it
+    rebinds ``__init__`` of the exception class it is given
+    (``JobTimeoutException``, process-wide) to a message with its own timeout,
+    which every work horse forked afterwards would then report.
+    """
+
+    def __init__(self, timeout, exception=JobTimeoutException, **kwargs):
+        super().__init__(timeout, exception, **kwargs)
+        self._thread = threading.get_ident()
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._done = False
+
+    def setup_death_penalty(self):
+        if self._timeout and self._timeout > 0:
+            self._timer = threading.Timer(self._timeout, self._interrupt)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel_death_penalty(self):
+        if self._timer is None:
+            return
+        self._timer.cancel()
+        with self._lock:
+            self._done = True
+            # A timer that fired as the body ended: take back the exception not yet raised.
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread), None)
+
+    def _interrupt(self):
+        with self._lock:
+            if not self._done:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(self._thread), ctypes.py_object(CallbackTimeout)
+                )
+
+
 def recover_abandoned(queue) -> None:
     """Retry (or fail, calling its failure callback) every started job whose heartbeat expired.
 
     Takes RQ's per-queue maintenance lock, with a short expiry, so that it
     excludes RQ's own maintenance and a worker killed while holding it does
-    not block the others for long.
+    not block the others for long. Runs in the upkeep thread, so the failure
+    callbacks run under :class:`ThreadDeathPenalty`.
     """
     connection = queue.connection
     if not connection.set(queue.registry_cleaning_key, 1, nx=True, ex=max(2 * UPKEEP_INTERVAL, 10)):
         return
     try:
         StartedJobRegistry(
-            queue.name, connection=connection, job_class=queue.job_class, serializer=queue.serializer
+            queue.name,
+            connection=connection,
+            job_class=queue.job_class,
+            serializer=queue.serializer,
+            death_penalty_class=ThreadDeathPenalty,
         ).cleanup()
         recover_dequeued(queue)
         enqueue_overdue(queue)

@@ -109,3 +109,24 @@ def error_log(tmp_path):
     yield lambda: path.read_text().splitlines() if path.exists() else []
     logger.removeHandler(handler)
     handler.close()
+
+
+@pytest.fixture
+def slow(tmp_path, redis_server, gameroom_workers):
+    """Environment and starter for ``gameroom worker`` processes that know the ``slow`` level."""
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    site = slow_ai.install_entry_point(tmp_path / "site")
+    env = {
+        "GAMEROOM_REDIS_URL": redis_server.url,
+        "GAMEROOM_QUEUE": QUEUE,
+        "GAMEROOM_LOG_LEVEL": "WARNING",
+        "GAMEROOM_TEST_SLOW_DIR": str(folder),
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
+
+    def start_worker():
+        return gameroom_workers(env)
+
+    start_worker.folder = folder
+    return start_worker
