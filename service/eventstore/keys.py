@@ -97,6 +97,11 @@ def timeout_job_id(match_id: str, version: int, seat: int) -> str:
     return f"{PREFIX}-timeout-{match_id}-{version}-{seat}"
 
 
+def is_timeout_job_id(job_id: str) -> bool:
+    """Whether ``job_id`` is a :func:`timeout_job_id` (or a rescheduled one, which adds a suffix)."""
+    return job_id.startswith(f"{PREFIX}-timeout-")
+
+
 def match_of_events(key: str) -> str:
     """The match id of an :func:`events` key."""
     return key[len(PREFIX) + 2 : key.rindex("}")]

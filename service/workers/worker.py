@@ -19,8 +19,8 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
   lasts :data:`HEARTBEAT_GRACE` seconds longer (RQ: 60), so a job of a dead
   worker is found within about 20 s and retried at once;
 - queues again a job that was dequeued but never started (its worker or
-  Redis died in between; :func:`recover_dequeued`), and retries that RQ's
-  scheduler left overdue (:func:`enqueue_overdue`);
+  Redis died in between; :func:`recover_dequeued`), and the scheduled jobs
+  (clock timeouts, retries) that RQ's scheduler left overdue (:func:`enqueue_overdue`);
 - enqueues every pending AI turn that has no live job
   (:func:`gameroom.workers.reconciler.reconcile`).
 
@@ -64,6 +64,7 @@ from rq.utils import now as rq_now
 
 from ..composition import Wiring, compose
 from ..config import Config
+from ..eventstore import keys
 from ..eventstore.connect import refuse_cluster_queue
 from . import jobs
 from .reconciler import reconcile
@@ -165,13 +166,14 @@ def recover_abandoned(queue) -> None:
 
 
 def enqueue_overdue(queue) -> None:
-    """Queue the retries that RQ's scheduler should have queued :data:`OVERDUE` seconds ago.
+    """Queue the scheduled jobs that RQ's scheduler should have queued :data:`OVERDUE` seconds ago:
+    clock timeouts due at their deadline (:mod:`gameroom.workers.timeouts`) and retries of failed jobs.
 
     The scheduler is a process of one worker, holding a lock for a minute; a
-    Redis outage kills it, and until its lock expires no other scheduler
-    starts, so retries scheduled meanwhile would wait. What is overdue is
-    queued here as the scheduler would (a retry queued twice runs twice and
-    appends at most once: see :mod:`gameroom.workers.jobs`).
+    Redis outage or a killed worker takes it down, and until its lock expires no other
+    scheduler starts, so jobs scheduled meanwhile would wait. What is overdue is
+    queued here as the scheduler would (a job queued twice runs twice and
+    appends at most once: see :mod:`gameroom.workers.jobs` and :mod:`gameroom.workers.timeouts`).
     """
     registry = queue.scheduled_job_registry
     job_ids = registry.get_jobs_to_schedule(int(time.time() - OVERDUE))
@@ -184,7 +186,16 @@ def enqueue_overdue(queue) -> None:
                 queue._enqueue_job(job, pipeline=pipe)
             registry.remove(job_id, pipeline=pipe)
         pipe.execute()
-    log.warning("queued %d overdue retries (is RQ's scheduler down?): %s", len(job_ids), ", ".join(job_ids))
+    timeouts = sum(1 for job_id in job_ids if keys.is_timeout_job_id(job_id))
+    log.warning(
+        "queued %d scheduled jobs that RQ's scheduler left more than %ds overdue (clock timeouts: %d, "
+        "retries: %d); RQ's scheduler is down, or its lock is still held by a worker that died: %s",
+        len(job_ids),
+        OVERDUE,
+        timeouts,
+        len(job_ids) - timeouts,
+        ", ".join(job_ids),
+    )
 
 
 def recover_dequeued(queue) -> None:

@@ -232,3 +232,19 @@ def test_retries_left_overdue_by_a_dead_scheduler_are_queued(queue, redis_client
     assert queue.job_ids == [overdue.id]
     assert queue.scheduled_job_registry.get_job_ids() == [just_due.id]
     assert overdue.get_status() == JobStatus.QUEUED
+
+
+def test_the_overdue_warning_says_which_jobs_are_clock_timeouts_and_which_are_retries(
+    queue, redis_client, caplog
+):
+    from gameroom.workers import worker as worker_module
+
+    late = datetime.now(UTC) - timedelta(seconds=worker_module.OVERDUE + 5)
+    timeout = queue.enqueue_at(late, "time.sleep", 0, job_id=keys.timeout_job_id("m", 3, 1))
+    retry = queue.enqueue_at(late, "time.sleep", 0, job_id=keys.ai_job_id("m", 2, 0))
+    with caplog.at_level("WARNING", logger="gameroom.workers.worker"):
+        worker_module.enqueue_overdue(queue)
+    assert sorted(queue.job_ids) == sorted([timeout.id, retry.id])
+    [line] = [r.getMessage() for r in caplog.records if r.name == "gameroom.workers.worker"]
+    assert "queued 2 scheduled jobs" in line and "clock timeouts: 1, retries: 1" in line
+    assert "overdue retries" not in line
