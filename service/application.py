@@ -187,6 +187,7 @@ class Matches:
             status=status_of(record, game, loaded.folded.state),
             ai_seats=self.ai_to_move(record, game, loaded.folded),
             admin_hash=admin_hash,
+            clocks=lifecycle.timed_seats(record, loaded.folded),
         )
         self._remember_created(loaded, tokens)
         self._after(loaded, entry | {"version": 1}, progress_saved=True)
@@ -659,6 +660,7 @@ class Matches:
             fingerprint=fingerprint,
             ai_seats=self.ai_to_move(record, game, new.folded),
             draft=draft,
+            clocks=lifecycle.timed_seats(record, new.folded),
         )
         return new, result
 
@@ -705,7 +707,11 @@ class Matches:
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
         after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
         result = self.store.append(
-            loaded.record.id, entry, loaded.version, ai_seats=self.ai_to_move(loaded.record, game, after)
+            loaded.record.id,
+            entry,
+            loaded.version,
+            ai_seats=self.ai_to_move(loaded.record, game, after),
+            clocks=lifecycle.timed_seats(loaded.record, after),
         )
         entry["version"] = result.version
         new = Loaded(loaded.record, after)

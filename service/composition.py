@@ -51,6 +51,13 @@ class Wiring:
 
         return next((s for s in self.schedulers if isinstance(s, AIScheduler)), None)
 
+    @property
+    def timeout_scheduler(self):
+        """The :class:`~gameroom.workers.timeouts.TimeoutScheduler` among :attr:`schedulers` (or None)."""
+        from .workers.timeouts import TimeoutScheduler
+
+        return next((s for s in self.schedulers if isinstance(s, TimeoutScheduler)), None)
+
 
 def events_url(config: Config) -> str:
     """``config.redis_url``; with none, an embedded redis-server in ``data_dir``, stopped at exit."""

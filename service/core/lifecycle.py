@@ -251,6 +251,25 @@ def deadlines(overlay: dict | None) -> dict[int, float]:
     return {s: d for s, d in found.items() if d is not None}
 
 
+def timed_seats(record, folded) -> dict[int, float]:
+    """The running clocks that a person holds, seat -> deadline: the seats whose time running out
+    applies the timeout policy (an AI seat, or a seat an AI plays now, has none; nor has an import)."""
+    overlay = getattr(folded, "lifecycle", None)
+    if overlay is None or record.read_only:
+        return {}
+    return {
+        seat: due
+        for seat, due in deadlines(overlay).items()
+        if not record.seats[seat].ai and not overlay["ai"][seat]
+    }
+
+
+def out_of_time(record, folded, seat: int, now: float) -> bool:
+    """Whether ``seat``'s time has run out at ``now`` and the timeout policy applies to it."""
+    due = timed_seats(record, folded).get(seat)
+    return due is not None and now >= due
+
+
 def clock_view(overlay: dict | None, now: float | None) -> dict | None:
     """The clocks as a client sees them at ``now`` (None: as they were at the overlay's own entry)."""
     if not overlay or not overlay["clock"]:

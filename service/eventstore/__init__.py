@@ -12,14 +12,15 @@ exactly these, and proves it by passing the contract suite
 ``EventStore`` -- one append-only log per match; versions count from 1:
 
 - ``append(match_id, entry, expected_version, idempotency_key=None, status=None,
-  fingerprint=None, ai_seats=None) -> AppendResult``: one atomic step that
+  fingerprint=None, ai_seats=None, clocks=None) -> AppendResult``: one atomic step that
   (a) replays the first result of an already seen ``idempotency_key``
   (``duplicate=True`` with the stored ``fingerprint``; nothing written),
   (b) raises :class:`~gameroom.errors.VersionConflict` unless the log is at
   ``expected_version``, (c) appends ``entry`` (with ``version`` added),
   records the key and fingerprint, writes ``status`` and the version to the
-  match record (lobby) when given, and sets the AI-turn marker to
-  ``ai_seats`` or clears it.
+  match record (lobby) when given, sets the AI-turn marker to
+  ``ai_seats`` or clears it, and sets the clock marker to ``clocks`` (seat ->
+  deadline) or clears it.
 - ``append(..., draft=DraftFlush(seat, base, count))``: the entry carries
   ``seat``'s draft (its sealed steps); conflicts unless the draft holds
   exactly ``count`` steps on ``base``, deletes it and moves its idempotency
@@ -44,13 +45,18 @@ exactly these, and proves it by passing the contract suite
   :class:`~gameroom.eventstore.redis_streams.PendingAI` (id, time of the
   mark, marker), oldest first; ``drop_ai_pending(match_id, marked_at)``:
   removes one unless it was marked again since.
+- ``clock_due(match_id)``: the clock marker ``(version, {seat: deadline})``
+  (see :mod:`gameroom.workers.clock_reconciler`); ``clocks_pending()``,
+  ``pending_clocks(batch)`` (:class:`~gameroom.eventstore.redis_streams.PendingClock`),
+  ``drop_clock_pending(match_id, marked_at)``: the index of matches that may
+  have a running clock (an append with ``clocks`` adds to it first), as for AI turns.
 - ``ping()``: raises one of :data:`UNAVAILABLE` unless the backend answers.
 
 ``MatchRecords`` -- what is known of a match besides its log:
 
 - ``create(record, tokens, admin_hash=None)``, ``get(match_id)`` (None when
   unknown), ``admin_hash(match_id)``;
-- ``create_match(record, tokens, entry, status, ai_seats, admin_hash)``:
+- ``create_match(record, tokens, entry, status, ai_seats, admin_hash, clocks)``:
   ``create`` and the append of version 1, atomically;
 - ``read_parts(match_id, record, token_hash, after)``: the record, a token's
   seat and the entries after a version (or the newest snapshot and the entries

@@ -2,7 +2,7 @@
 
 Keys of one match share the hash tag ``{<match>}`` so that, on Redis Cluster,
 everything of a match lives in one slot and the append script may touch
-several of them atomically. The lobby and pending-AI indexes are the keys
+several of them atomically. The lobby, pending-AI and pending-clock indexes are the keys
 that span matches; they live wherever the cluster puts them, and on a cluster
 they are written before the match's own keys, as intents (see
 :mod:`gameroom.eventstore.records`).
@@ -80,6 +80,27 @@ def ai_pending() -> str:
     :func:`ai_turn` is gone once they are older than its grace period.
     """
     return f"{PREFIX}:ai-pending"
+
+
+def clock_due(match_id: str) -> str:
+    """String ``<version>:<seat>=<deadline>,...``: the running clocks that a person holds at that
+    version, each with its deadline (absent: none).
+
+    Written by the append script in the same atomic step as the entry that
+    started or moved the clocks (see :mod:`gameroom.workers.clock_reconciler`).
+    """
+    return _match(match_id, "clock-due")
+
+
+def clock_pending() -> str:
+    """Sorted set: ids of matches that may have a running clock a person holds, scored by the time
+    of the last mark.
+
+    Cross-slot like :func:`ai_pending`, and kept the same way: written before
+    the append (an intent), its members without a :func:`clock_due` dropped
+    by the reconciler after a grace period.
+    """
+    return f"{PREFIX}:clock-pending"
 
 
 def lobby() -> str:

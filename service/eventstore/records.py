@@ -132,12 +132,12 @@ class MatchRecords:
         self.queue_create(pipe, record, tokens, admin_hash, lobby=not cluster)
         direct.transaction(self.redis, pipe)
 
-    def _index_first(self, record: MatchRecord, ai_seats: list[int] | None) -> None:
+    def _index_first(self, record: MatchRecord, ai_seats: list[int] | None, clocks=None) -> None:
         """On a cluster: the cross-slot index entries of a match about to be created (intents)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(keys.lobby(), {record.id: record.created})
-        if ai_seats:
-            EventStore.mark_ai_pending(pipe, record.id)
+        for intent in EventStore.intents(record.id, ai_seats, clocks):
+            pipe.execute_command(*intent)
         pipe.execute()
 
     def create_match(
@@ -148,16 +148,20 @@ class MatchRecords:
         status: str | None = None,
         ai_seats: list[int] | None = None,
         admin_hash: str | None = None,
+        clocks: dict[int, float] | None = None,
     ) -> AppendResult:
         """:meth:`create` and append ``entry`` as version 1 (as :meth:`EventStore.append` with
-        ``status`` and ``ai_seats``), all in one transaction: one round trip (two on a cluster: the
-        lobby and pending-AI entries first, then the match's keys in one transaction in its slot)."""
+        ``status``, ``ai_seats`` and ``clocks``), all in one transaction: one round trip (two on a
+        cluster: the lobby, pending-AI and pending-clock entries first, then the match's keys in one
+        transaction in its slot)."""
         cluster = is_cluster(self.redis)
         if cluster:
-            self._index_first(record, ai_seats)
+            self._index_first(record, ai_seats, clocks)
         pipe = self.redis.pipeline(transaction=True)
         self.queue_create(pipe, record, tokens, admin_hash=admin_hash, lobby=not cluster)
-        EventStore.queue_append(pipe, record.id, entry, 0, status=status, ai_seats=ai_seats, mark=not cluster)
+        EventStore.queue_append(
+            pipe, record.id, entry, 0, status=status, ai_seats=ai_seats, mark=not cluster, clocks=clocks
+        )
         return EventStore.parse_append(direct.transaction(self.redis, pipe)[-1])
 
     def read_parts(

@@ -32,9 +32,11 @@ from .drafts import Draft, DraftFlush, DraftResult, Drafts
 # KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
 # ARGV[5] fingerprint of the request that carries the idempotency key, or ""
 # ARGV[6] the AI seats to move after this entry, "1,3", or "" for none
-# KEYS[5] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
-# ARGV[7] with KEYS[5]: the draft's base (the barrier version it was written against)
-# ARGV[8] with KEYS[5]: how many draft steps the entry carries (the draft must hold exactly these)
+# KEYS[5] the match's clock marker (outbox of clock deadlines; see service/workers/clock_reconciler.py)
+# ARGV[7] the running clocks a person holds after this entry, "1=1700000012.5,3=...", or "" for none
+# KEYS[6] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
+# ARGV[8] with KEYS[6]: the draft's base (the barrier version it was written against)
+# ARGV[9] with KEYS[6]: how many draft steps the entry carries (the draft must hold exactly these)
 # Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
 #
 # With a draft, the entry carries the seat's sealed steps (``sealed``): the draft is checked
@@ -52,19 +54,19 @@ end
 local current = redis.call('XLEN', KEYS[1])
 if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local drafted = false
-if KEYS[5] then
+if KEYS[6] then
   local held = 0
-  if redis.call('HGET', KEYS[5], 'base') == ARGV[7] then
+  if redis.call('HGET', KEYS[6], 'base') == ARGV[8] then
     drafted = true
-    held = tonumber(redis.call('HGET', KEYS[5], 'n') or '0')
+    held = tonumber(redis.call('HGET', KEYS[6], 'n') or '0')
   end
-  if held ~= tonumber(ARGV[8]) then return {'conflict', current} end
+  if held ~= tonumber(ARGV[9]) then return {'conflict', current} end
 end
 local version = current + 1
 redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
-if KEYS[5] then
+if KEYS[6] then
   if drafted then
-    local fields = redis.call('HGETALL', KEYS[5])
+    local fields = redis.call('HGETALL', KEYS[6])
     for i = 1, #fields, 2 do
       if string.sub(fields[i], 1, 2) == 'k:' then
         local fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
@@ -74,7 +76,7 @@ if KEYS[5] then
       end
     end
   end
-  redis.call('DEL', KEYS[5])
+  redis.call('DEL', KEYS[6])
 end
 if ARGV[2] ~= '' then
   local record = version
@@ -88,6 +90,13 @@ if ARGV[6] ~= '' then
   redis.call('SET', KEYS[4], version .. ':' .. ARGV[6])
 else
   redis.call('DEL', KEYS[4])
+end
+-- Clock outbox: likewise the deadlines of the clocks this entry left running, so a crash
+-- before the timeout job is scheduled loses no timeout.
+if ARGV[7] ~= '' then
+  redis.call('SET', KEYS[5], version .. ':' .. ARGV[7])
+else
+  redis.call('DEL', KEYS[5])
 end
 return {'ok', version}
 """
@@ -120,7 +129,13 @@ def decode_raw(items) -> list[dict]:
 
 
 def _append_keys(match_id: str, draft: DraftFlush | None = None) -> list[str]:
-    found = [keys.events(match_id), keys.idempotency(match_id), keys.meta(match_id), keys.ai_turn(match_id)]
+    found = [
+        keys.events(match_id),
+        keys.idempotency(match_id),
+        keys.meta(match_id),
+        keys.ai_turn(match_id),
+        keys.clock_due(match_id),
+    ]
     if draft is not None:
         found.append(keys.draft(match_id, draft.seat))
     return found
@@ -134,6 +149,7 @@ def _append_args(
     fingerprint: str | None = None,
     ai_seats=None,
     draft: DraftFlush | None = None,
+    clocks: dict[int, float] | None = None,
 ) -> list:
     entry = {**entry, "version": expected_version + 1}
     args = [
@@ -143,10 +159,34 @@ def _append_args(
         status or "",
         fingerprint or "",
         ",".join(str(s) for s in ai_seats or ()),
+        format_clocks(clocks),
     ]
     if draft is not None:
         args += [draft.base, draft.count]
     return args
+
+
+def format_clocks(clocks: dict[int, float] | None) -> str:
+    """The clock marker's deadlines (without the version), ``"1=1700000012.5,3=..."``; "" for none."""
+    return ",".join(f"{seat}={float(due)!r}" for seat, due in sorted((clocks or {}).items()))
+
+
+def parse_clock_due(raw) -> tuple[int, dict[int, float]] | None:
+    """The value of :func:`keys.clock_due`, as ``(version, {seat: deadline})``; None when absent."""
+    if not raw:
+        return None
+    version, _, clocks = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
+    pairs = (pair.partition("=") for pair in clocks.split(",") if pair)
+    return int(version), {int(seat): float(due) for seat, _, due in pairs}
+
+
+class PendingClock(NamedTuple):
+    """A member of the pending-clock index: the match, when it was marked (epoch seconds) and its
+    clock marker ``(version, {seat: deadline})``, or None when it has none."""
+
+    match_id: str
+    marked_at: float
+    due: tuple[int, dict[int, float]] | None
 
 
 class PendingAI(NamedTuple):
@@ -248,6 +288,7 @@ class EventStore:
         fingerprint: str | None = None,
         ai_seats: list[int] | None = None,
         draft: DraftFlush | None = None,
+        clocks: dict[int, float] | None = None,
     ) -> AppendResult:
         """Append ``entry`` as version ``expected_version + 1``.
 
@@ -265,37 +306,45 @@ class EventStore:
         ``draft``: ``entry`` carries the sealed steps of ``draft.seat``'s draft (see
         :meth:`push_draft`); the append conflicts unless the draft holds exactly
         ``draft.count`` steps on ``draft.base``, and deletes it with the append.
+
+        ``clocks``: the running clocks a person holds once this entry is appended,
+        seat -> deadline. The match's clock marker is set to them (or cleared) in the
+        same atomic step, and the match is first added to the pending-clock index (see
+        :mod:`gameroom.workers.clock_reconciler`).
         """
-        args = _append_args(entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft)
+        args = _append_args(
+            entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft, clocks
+        )
         keys_ = _append_keys(match_id, draft)
+        marks = self.intents(match_id, ai_seats, clocks)
         if self.wait_replicas > 0:
-            return self._append_and_wait(match_id, keys_, args, ai_seats)
-        if not ai_seats:
+            return self._append_and_wait(match_id, keys_, args, marks)
+        if not marks:
             if self._append_direct is not None:
                 return self.parse_append(self._append_direct(keys_, args))
             return self.parse_append(self._append(keys=keys_, args=args))
         if is_cluster(self.redis):
-            # The index lives in another slot: mark it first, in its own round trip.
-            self.mark_ai_pending(self.redis, match_id)
+            # The indexes live in other slots: mark them first, in their own round trips.
+            for mark in marks:
+                self.redis.execute_command(*mark)
             return self.parse_append(self._append(keys=keys_, args=args))
-        # One round trip, the index written first. EVAL with the text, as in queue_append: a
+        # One round trip, the indexes written first. EVAL with the text, as in queue_append: a
         # registered script in a pipeline costs a SCRIPT EXISTS round trip on every execute.
         if self._direct is not None:
-            replies = self._direct.pipeline(
-                self.ai_pending_mark(match_id), ("EVAL", APPEND_LUA, len(keys_), *keys_, *args)
-            )
+            replies = self._direct.pipeline(*marks, ("EVAL", APPEND_LUA, len(keys_), *keys_, *args))
             return self.parse_append(replies[-1])
         pipe = self.redis.pipeline(transaction=False)
-        self.mark_ai_pending(pipe, match_id)
+        for mark in marks:
+            pipe.execute_command(*mark)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
         return self.parse_append(pipe.execute()[-1])
 
-    def _append_and_wait(self, match_id: str, keys_: list[str], args: list, ai_seats) -> AppendResult:
+    def _append_and_wait(self, match_id: str, keys_: list[str], args: list, marks: list) -> AppendResult:
         """:meth:`append`, then WAIT for replicas on the same connection (one round trip)."""
         client = replication.client_of(self.redis, keys.events(match_id))
         pipe = client.pipeline(transaction=False)
-        if ai_seats:  # the pending-AI index first; on a cluster it lives in another slot
-            self.mark_ai_pending(pipe if client is self.redis else self.redis, match_id)
+        for mark in marks:  # the indexes first; on a cluster they live in other slots
+            (pipe if client is self.redis else self.redis).execute_command(*mark)
         pipe.eval(APPEND_LUA, len(keys_), *keys_, *args)
         pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
         *_marked, appended, acked = replication.execute(pipe, self.redis)
@@ -303,6 +352,16 @@ class EventStore:
         if not result.duplicate:
             replication.acknowledged(match_id, result.version, int(acked), self.wait_replicas)
         return result
+
+    @classmethod
+    def intents(cls, match_id: str, ai_seats=None, clocks=None) -> list[tuple]:
+        """The index marks an append with ``ai_seats`` and ``clocks`` writes before its entry."""
+        marks = []
+        if ai_seats:
+            marks.append(cls.ai_pending_mark(match_id))
+        if clocks:
+            marks.append(cls.clock_pending_mark(match_id))
+        return marks
 
     @staticmethod
     def ai_pending_mark(match_id: str) -> tuple:
@@ -331,22 +390,55 @@ class EventStore:
         Read in pages while the caller works: a member dropped meanwhile may shift the next page
         (the reconciler runs again in a few seconds and sees what it missed).
         """
+        for match_id, score, raw in self._pending(keys.ai_pending(), keys.ai_turn, batch):
+            yield PendingAI(match_id, score, parse_ai_turn(raw))
+
+    def _pending(self, index: str, marker, batch: int) -> Iterator[tuple[str, float, Any]]:
+        """The members of ``index`` with their scores and the raw value of their ``marker(match)``."""
         start = 0
         while True:
-            members: Any = self.redis.zrange(keys.ai_pending(), start, start + batch - 1, withscores=True)
+            members: Any = self.redis.zrange(index, start, start + batch - 1, withscores=True)
             if not members:
                 return
             start += batch
             pipe = self.redis.pipeline(transaction=False)
             for member, _score in members:
-                pipe.get(keys.ai_turn(member.decode()))
+                pipe.get(marker(member.decode()))
             for (member, score), raw in zip(members, pipe.execute()):
-                yield PendingAI(member.decode(), score, parse_ai_turn(raw))
+                yield member.decode(), score, raw
 
     def drop_ai_pending(self, match_id: str, marked_at: float) -> bool:
         """Remove ``match_id`` from the pending-AI index unless a writer marked it after
         ``marked_at`` (the time :meth:`pending_ai_turns` gave); True if removed."""
         return bool(self._drop_pending(keys=[keys.ai_pending()], args=[match_id, marked_at]))
+
+    # -- the clock outbox (see gameroom.workers.clock_reconciler) ----------------
+
+    @staticmethod
+    def clock_pending_mark(match_id: str) -> tuple:
+        """The command that adds ``match_id`` to the pending-clock index (idempotent; the score is
+        the time of the mark)."""
+        return ("ZADD", keys.clock_pending(), time.time(), match_id)
+
+    def clock_due(self, match_id: str) -> tuple[int, dict[int, float]] | None:
+        """The match's clock marker: ``(version, {seat: deadline})``, or None."""
+        return parse_clock_due(self.redis.get(keys.clock_due(match_id)))
+
+    def clocks_pending(self) -> list[str]:
+        """The ids in the pending-clock index, oldest mark first."""
+        found: Any = self.redis.zrange(keys.clock_pending(), 0, -1)
+        return [m.decode() for m in found]
+
+    def pending_clocks(self, batch: int = 200) -> Iterator[PendingClock]:
+        """Every member of the pending-clock index with its mark's time and its match's clock
+        marker (None: no marker), oldest mark first; read in pages like :meth:`pending_ai_turns`."""
+        for match_id, score, raw in self._pending(keys.clock_pending(), keys.clock_due, batch):
+            yield PendingClock(match_id, score, parse_clock_due(raw))
+
+    def drop_clock_pending(self, match_id: str, marked_at: float) -> bool:
+        """Remove ``match_id`` from the pending-clock index unless a writer marked it after
+        ``marked_at`` (the time :meth:`pending_clocks` gave); True if removed."""
+        return bool(self._drop_pending(keys=[keys.clock_pending()], args=[match_id, marked_at]))
 
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
         """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""
@@ -365,26 +457,29 @@ class EventStore:
         status: str | None = None,
         ai_seats: list[int] | None = None,
         mark: bool = True,
+        clocks: dict[int, float] | None = None,
     ) -> None:
         """Queue :meth:`append` on ``pipe``; turn its result into an AppendResult with :meth:`parse_append`.
 
-        ``mark``: with ``ai_seats``, also add the match to the pending-AI index first (False when
-        the caller did it before: on a cluster the index is in another slot than ``pipe``'s MULTI).
+        ``mark``: with ``ai_seats`` or ``clocks``, also add the match to the pending-AI or
+        pending-clock index first (False when the caller did it before: on a cluster the indexes
+        are in other slots than ``pipe``'s MULTI).
 
         Sent as EVAL with the script's text, not EVALSHA: inside a transaction a
         missing script could not be loaded and retried (Redis caches the
         compiled script by its text either way).
         """
         keys_ = _append_keys(match_id)
-        if ai_seats and mark:
-            EventStore.mark_ai_pending(pipe, match_id)
+        if mark:
+            for intent in EventStore.intents(match_id, ai_seats, clocks):
+                pipe.execute_command(*intent)
         # execute_command, not pipe.eval: redis-py's cluster pipeline refuses its eval() method.
         pipe.execute_command(
             "EVAL",
             APPEND_LUA,
             len(keys_),
             *keys_,
-            *_append_args(entry, expected_version, None, status, ai_seats=ai_seats),
+            *_append_args(entry, expected_version, None, status, ai_seats=ai_seats, clocks=clocks),
         )
 
     @staticmethod

@@ -189,6 +189,29 @@ class EventStoreContract:
             store.append("m", {}, 0)
         assert store.ai_turn("m") == (1, [1])
 
+    def test_append_sets_and_clears_the_clock_marker_with_exact_deadlines(self, store):
+        assert store.clock_due("m") is None
+        store.append("m", {}, 0, clocks={1: 1_700_000_012.345678, 0: 1_700_000_003.0})
+        assert store.clock_due("m") == (1, {0: 1_700_000_003.0, 1: 1_700_000_012.345678})
+        store.append("m", {}, 1, clocks={0: 1_700_000_020.5}, ai_seats=[1])
+        assert store.clock_due("m") == (2, {0: 1_700_000_020.5}) and store.ai_turn("m") == (2, [1])
+        store.append("m", {}, 2)  # no clock a person holds runs any more
+        assert store.clock_due("m") is None
+
+    def test_a_duplicate_or_conflicting_append_leaves_the_clock_marker(self, store):
+        store.append("m", {}, 0, idempotency_key="k", clocks={0: 5.0})
+        store.append("m", {}, 0, idempotency_key="k", clocks={1: 9.0})
+        assert store.clock_due("m") == (1, {0: 5.0})
+        with pytest.raises(VersionConflict):
+            store.append("m", {}, 0, clocks={1: 9.0})
+        assert store.clock_due("m") == (1, {0: 5.0})
+
+    def test_a_draft_flush_sets_the_clock_marker_too(self, store):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 1}, 1, base=1, count=0)
+        store.append("m", {"sealed": [{"n": 1}]}, 1, draft=DraftFlush(0, 1, 1), clocks={1: 7.5})
+        assert store.clock_due("m") == (2, {1: 7.5}) and store.draft("m", 0) == Draft()
+
     # -- drafts: a seat's sealed steps beside the log (see eventstore/drafts.py) --
 
     def test_draft_steps_are_kept_per_seat_out_of_the_log_and_read_back_in_order(self, store):
@@ -440,9 +463,17 @@ class EventStoreContract:
         assert records.progress("m") == ("active", 1)
         assert store.ai_turn("m") == (1, [1])
         assert "m" in store.ai_pending()
+        assert store.clock_due("m") is None and store.clocks_pending() == []
         assert records.admin_hash("m") == "h"
         assert records.seat_of("m", hash_token("tok0")) == 0
         assert records.list() == ["m"]
+
+    def test_create_match_with_a_running_clock_records_its_deadline_with_the_first_entry(
+        self, store, records
+    ):
+        records.create_match(_record("m", filled=2), {0: "tok0", 1: "tok1"}, {"setup": 1}, clocks={0: 42.0})
+        assert store.clock_due("m") == (1, {0: 42.0})
+        assert store.clocks_pending() == ["m"]
 
     def test_read_parts_reads_what_a_load_misses_at_once(self, store, records):
         records.create(_record("m"), {0: "tok0"})
@@ -509,6 +540,30 @@ class EventStoreContract:
         assert store.drop_ai_pending("a", seen.marked_at)
         assert store.ai_pending() == [] and list(store.pending_ai_turns()) == []
         assert not store.drop_ai_pending("a", seen.marked_at)  # already gone
+
+    def test_the_pending_clock_index_lists_marked_matches_with_their_markers_in_every_batch(self, store):
+        before = time.time()
+        store.append("a", {}, 0)  # no clock a person holds: not marked
+        store.append("b", {}, 0, clocks={1: 30.0})
+        for i in range(4):
+            store.append(f"c{i}", {}, 0, clocks={0: 10.0 + i})
+        store.append("c3", {}, 1)  # its clock stopped: the member stays, its marker is gone
+        pending = list(store.pending_clocks(batch=2))
+        assert [p.match_id for p in pending][:1] == ["b"]  # oldest mark first
+        assert sorted(p.match_id for p in pending) == ["b", "c0", "c1", "c2", "c3"]
+        by_id = {p.match_id: p for p in pending}
+        assert by_id["b"].due == (1, {1: 30.0}) and by_id["c2"].due == (1, {0: 12.0})
+        assert by_id["c3"].due is None
+        assert all(before - 1 <= p.marked_at <= time.time() + 1 for p in pending)
+        assert store.ai_pending() == []  # the AI index is another one
+
+    def test_drop_clock_pending_removes_a_member_unless_marked_again_since(self, store):
+        store.append("a", {}, 0, clocks={0: 1.0})
+        [seen] = list(store.pending_clocks())
+        assert not store.drop_clock_pending("a", seen.marked_at - 10)  # marked after what the caller saw
+        assert store.clocks_pending() == ["a"]
+        assert store.drop_clock_pending("a", seen.marked_at)
+        assert store.clocks_pending() == [] and list(store.pending_clocks()) == []
 
     def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
         records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})

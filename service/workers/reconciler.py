@@ -39,6 +39,9 @@ The index is read and trimmed through the event store
 :meth:`~gameroom.eventstore.EventStore.drop_ai_pending`); this module
 holds the policy, not the Redis commands.
 
+Clock deadlines have an outbox of the same shape, for the same reason
+(:mod:`gameroom.workers.clock_reconciler`).
+
 Chosen over scanning every ``*:ai-turn`` key (simple and exact, but a SCAN of
 the whole keyspace on every node each interval) and over writing the index in
 the append script (not allowed on Cluster: another slot).

@@ -16,6 +16,11 @@ append at that very version. A move that arrived in time, a second run of
 the job, a retry after its worker died: each finds the match moved on and
 does nothing. The policy's AI takeover is a lifecycle entry that makes the
 seat an AI seat, so the ordinary AI-turn path (``AIScheduler``) plays it.
+
+This callback is the fast path, not the only one: the append that starts a
+clock records its deadline in the same atomic step, and the workers' upkeep
+schedules any timeout whose job was lost (a crash after the append, a Redis
+error in the enqueue): :mod:`gameroom.workers.clock_reconciler`.
 """
 
 from __future__ import annotations
@@ -66,29 +71,32 @@ class TimeoutScheduler:
         if status_of(record, game, folded.state, folded) != ACTIVE:
             return []
         scheduled = []
-        for seat, due in lifecycle.deadlines(overlay).items():
-            if record.seats[seat].ai or lifecycle.taken_over(folded, seat):
-                continue  # an AI is playing it: the AI job is what moves the match
+        # An AI seat, or one an AI plays now, has no timeout: the AI job is what moves the match.
+        for seat, due in lifecycle.timed_seats(record, folded).items():
             scheduled += self.schedule(record.id, folded.version, seat, due)
         return scheduled
 
-    def schedule(self, match_id: str, version: int, seat: int, due: float, suffix: str = "") -> list[str]:
+    def schedule(
+        self, match_id: str, version: int, seat: int, due: float, suffix: str = "", *, now: bool = False
+    ) -> list[str]:
+        """Schedule the timeout of ``seat`` at ``version`` for ``due`` (with ``now``: queue it at once,
+        not through RQ's scheduler, which may be down); returns its id, or nothing if it exists already."""
         jid = job_id(match_id, version, seat) + suffix
+        options = dict(
+            job_id=jid,
+            unique=True,
+            job_timeout=JOB_TIMEOUT,
+            retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            description=f"timeout of seat {seat} in match {match_id} at v{version}",
+        )
         try:
-            self.queue.enqueue_at(
-                datetime.fromtimestamp(due, tz=UTC),
-                TIMEOUT_FUNCTION,
-                match_id,
-                version,
-                seat,
-                job_id=jid,
-                unique=True,
-                job_timeout=JOB_TIMEOUT,
-                retry=Retry(max=RETRY_MAX, interval=RETRY_INTERVALS),
-                result_ttl=RESULT_TTL,
-                failure_ttl=FAILURE_TTL,
-                description=f"timeout of seat {seat} in match {match_id} at v{version}",
-            )
+            if now:
+                self.queue.enqueue(TIMEOUT_FUNCTION, match_id, version, seat, **options)
+            else:
+                when = datetime.fromtimestamp(due, tz=UTC)
+                self.queue.enqueue_at(when, TIMEOUT_FUNCTION, match_id, version, seat, **options)
         except DuplicateJobError:
             return []
         log.info("scheduled %s at %.3f", jid, due)

@@ -22,7 +22,9 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
   Redis died in between; :func:`recover_dequeued`), and the scheduled jobs
   (clock timeouts, retries) that RQ's scheduler left overdue (:func:`enqueue_overdue`);
 - enqueues every pending AI turn that has no live job
-  (:func:`gameroom.workers.reconciler.reconcile`).
+  (:func:`gameroom.workers.reconciler.reconcile`), and schedules every
+  running clock's timeout that has no live job
+  (:func:`gameroom.workers.clock_reconciler.reconcile_clocks`).
 
 **Redis blips.** RQ's work loop quits on a Redis error outside its dequeue
 (``TimeoutError``, or a ``ConnectionError`` while it records a job). :func:`run`
@@ -67,6 +69,7 @@ from ..config import Config
 from ..eventstore import keys
 from ..eventstore.connect import refuse_cluster_queue
 from . import jobs
+from .clock_reconciler import reconcile_clocks
 from .reconciler import reconcile
 from .scheduler import queue_for
 
@@ -78,7 +81,7 @@ MAINTENANCE_INTERVAL = 30
 JOB_MONITORING_INTERVAL = 5
 #: Seconds a heartbeat outlives its interval: a dead worker's job expires this long after its last beat.
 HEARTBEAT_GRACE = 10
-#: Seconds between two upkeep passes (abandoned jobs, pending AI turns).
+#: Seconds between two upkeep passes (abandoned jobs, pending AI turns, running clocks).
 UPKEEP_INTERVAL = 5
 #: Seconds a scheduled retry may be overdue before the upkeep queues it (RQ's scheduler polls every second).
 OVERDUE = 2
@@ -241,12 +244,13 @@ class Upkeep(threading.Thread):
     def run(self) -> None:
         wiring = compose(_config(self.url, self.queue_name, self.queue_url), jobs.current_registry())
         queue = queue_for(wiring.clients.queue, self.queue_name)
-        matches, scheduler = wiring.matches, wiring.ai_scheduler
+        matches, scheduler, timeouts = wiring.matches, wiring.ai_scheduler, wiring.timeout_scheduler
         down = False
         while True:
             try:
                 recover_abandoned(queue)
                 reconcile(matches, scheduler)
+                reconcile_clocks(matches, timeouts)
                 if down:
                     log.warning("upkeep: Redis is back")
                 down = False
