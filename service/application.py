@@ -587,6 +587,14 @@ class Matches:
             self._check_may_move(loaded, seat, token)
             game = self.game(record)
             self._check_move_keys(record.game, game, move)
+            now = self.clock()  # the move's time: before its seat's deadline, or refused
+            if folded.lifecycle is not None and lifecycle.out_of_time(record, folded, seat, now):
+                try:
+                    self._time_out_instead(loaded, seat)
+                except VersionConflict as conflict:  # the match moved (maybe this very timeout)
+                    self._cache.forget_beyond(match_id, conflict.current_version)
+                    loaded = None
+                    continue
             try:
                 if lifecycle.taken_over(folded, seat) and not (actor or "").startswith("ai:"):
                     raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")
@@ -600,7 +608,7 @@ class Matches:
                     raise
                 loaded = None  # judged on a cached fold: judge again on the latest
                 continue
-            entry["time"] = self.clock()
+            entry["time"] = now
             if actor:
                 entry["actor"] = actor
             sealed = has_drafts(game) and decider.sealable(game, loaded.seen, seat, entry)
@@ -619,6 +627,41 @@ class Matches:
             self._after(new, entry, progress_saved=True)
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
+
+    def _time_out_instead(self, loaded: Loaded, seat: int) -> None:
+        """Refuse a move of ``seat``, whose time has run out, with ``out-of-time``, having applied the
+        match's timeout policy first (VersionConflict if the match moved since ``loaded``).
+
+        The timeout is due whoever notices it first; appended here, at the version the move was
+        judged on, a late move cannot slip in before the timeout job runs, and that job finds the
+        match moved on. It is the same entry the job would append, with the same version check,
+        so however the two race, one timeout is applied.
+        """
+        due = lifecycle.timed_seats(loaded.record, loaded.folded)[seat]
+        new = self.time_out(loaded, seat)
+        raise Conflict(
+            f"Seat {seat}'s time ran out; the match's timeout policy "
+            f"({loaded.folded.lifecycle['policy']['action']}) was applied instead of this move.",
+            code="out-of-time",
+            current_version=new.version,
+            deadline=due,
+        )
+
+    def time_out(self, loaded: Loaded, seat: int) -> Loaded:
+        """Append the timeout of ``seat`` (the match's timeout policy) at ``loaded``'s version;
+        VersionConflict if the match moved. The caller checked that the seat's time ran out."""
+        game = self.game(loaded.record)
+        entry = lifecycle.timeout_entry(game, loaded.folded, seat, loaded.record.num_seats)
+        entry["num_seats"] = loaded.record.num_seats
+        new = self.append(loaded, entry)
+        log.info(
+            "match %s: seat %d ran out of time at v%d (%s)",
+            loaded.record.id,
+            seat,
+            loaded.version,
+            entry["policy"]["action"],
+        )
+        return new
 
     @staticmethod
     def _check_may_move(loaded: Loaded, seat: int | None, token: str | None) -> None:

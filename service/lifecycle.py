@@ -187,32 +187,23 @@ class Lifecycle:
         Returns ``{"status": ...}``: ``applied`` (with ``version``), ``stale``
         (something was appended since: a move in time), ``early`` (with the
         ``deadline``: the clock has not run out yet), ``not-running`` or ``finished``.
+        A move of the seat after its deadline applies the same timeout first
+        (:meth:`Matches.submit`), at the same version: whichever comes first applies it.
         """
         loaded = self.matches.load(match_id)
         if loaded.version != version:
             return {"status": "stale", "version": loaded.version}
         if self._status(loaded) != ACTIVE:
             return {"status": "finished" if self._status(loaded) == FINISHED else "not-running"}
-        overlay = loaded.folded.lifecycle
-        due = lifecycle.deadline(overlay, seat)
-        if due is None or lifecycle.taken_over(loaded.folded, seat) or loaded.record.seats[seat].ai:
+        due = lifecycle.timed_seats(loaded.record, loaded.folded).get(seat)
+        if due is None:
             return {"status": "not-running"}
         if now < due:
             return {"status": "early", "deadline": due}
-        game = self.matches.game(loaded.record)
-        entry = lifecycle.timeout_entry(game, loaded.folded, seat, loaded.record.num_seats)
-        entry["num_seats"] = loaded.record.num_seats
         try:
-            new = self.matches.append(loaded, entry)
+            new = self.matches.time_out(loaded, seat)
         except VersionConflict:
             return {"status": "stale", "version": self.matches.store.version(match_id)}
-        log.info(
-            "match %s: seat %d ran out of time at v%d (%s)",
-            match_id,
-            seat,
-            version,
-            entry["policy"]["action"],
-        )
         return {"status": "applied", "version": new.version}
 
     # -- rematch -----------------------------------------------------------------

@@ -71,7 +71,9 @@ def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
 
 
 @pytest.mark.parametrize("policy", ["ai-turn", "forfeit"])
-def test_a_timeout_racing_itself_and_a_late_move_applies_at_most_once(plain_matches, policy):
+def test_a_timeout_racing_itself_and_a_late_move_applies_exactly_once_and_the_move_never_lands(
+    plain_matches, policy
+):
     clock = [1_000.0]
     plain_matches.clock = lambda: clock[0]
     life = Lifecycle(plain_matches)
@@ -92,15 +94,15 @@ def test_a_timeout_racing_itself_and_a_late_move_applies_at_most_once(plain_matc
             lambda: plain_matches.submit(match_id, seat, move, expected_version=1),
         )
         applied = [r for r in results[:2] if r["status"] == "applied"]
-        moved = not isinstance(results[2], GameroomError)
-        assert len(applied) + moved == 1, results
-        log = _kinds(plain_matches, match_id)
-        assert len(log) == 2
-        if applied:
-            assert log[1] == ("lifecycle", "timeout", seat)
-            assert plain_matches.load(match_id).folded.lifecycle["timeouts"] == 1
+        refused = results[2]
+        # The late move is refused: having applied the timeout itself, or finding it applied.
+        assert isinstance(refused, GameroomError), results
+        if refused.code == "out-of-time":
+            assert applied == [] and refused.extra["current_version"] == 2, results
         else:
-            assert log[1] == ("move", None, seat)
+            assert len(applied) == 1 and refused.code in ("seat-played-by-ai", "stale-version"), results
+        assert _kinds(plain_matches, match_id) == [("setup", None, None), ("lifecycle", "timeout", seat)]
+        assert plain_matches.load(match_id).folded.lifecycle["timeouts"] == 1
         # and once the match moved on, the job is a no-op
         assert life.timeout(match_id, 1, seat, clock[0] + 100)["status"] == "stale"
 

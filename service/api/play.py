@@ -134,7 +134,12 @@ class Moves(MethodView):
     @blp.alt_response(401, **UNAUTHORIZED, description="missing or bad token")
     @blp.alt_response(403, **PROBLEM, description="not-your-turn / not-your-seat")
     @blp.alt_response(404, **PROBLEM)
-    @blp.alt_response(409, **PROBLEM, description="stale-version, match-over, match-not-started")
+    @blp.alt_response(
+        409,
+        **PROBLEM,
+        description="stale-version, match-over, match-not-started, seat-played-by-ai, out-of-time "
+        "(the seat's clock ran out: the match's timeout policy was applied instead)",
+    )
     @blp.alt_response(413, **PROBLEM)
     @blp.alt_response(
         422,

@@ -486,6 +486,60 @@ def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api
     ]
 
 
+def test_a_move_after_its_seats_deadline_is_refused_and_the_timeout_policy_applied_once(
+    api, matches, redis_client, caplog
+):
+    matches.clock = clock = _Clock(6_000_000.0)
+    match_id, tokens, _admin = _create(
+        api, clock={"per_move": 10}, timeout={"action": "ai-turn", "level": "greedy"}
+    )
+    first = _first(api, match_id)
+    clock.t += 10.0  # the deadline itself: the time has run out
+    body = problem(api.move(match_id, tokens[first], NIM_TAKE, expected_version=1), 409, "out-of-time")
+    assert body["deadline"] == 6_000_010.0 and body["current_version"] == 2
+    assert "ai-turn" in body["detail"]
+    [entry] = _history(api, match_id)[-1:]
+    assert (entry["version"], entry["action"], entry["seat"]) == (2, "timeout", first)
+    assert entry["time"] == 6_000_010.0
+    state = api.state(match_id, tokens[first])
+    assert state["seat_control"][first]["takeover"] == {"level": "greedy", "until": "turn"}
+    # the AI plays the turn (its job is queued); another try does not time the seat out again
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "seat-played-by-ai")
+    queue = Queue("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
+    assert queue.job_ids == [keys.ai_job_id(match_id, 2, first)]
+    # the timeout job of version 1 finds the match moved on
+    from gameroom.lifecycle import Lifecycle
+
+    assert Lifecycle(matches).timeout(match_id, 1, first, clock.t)["status"] == "stale"
+    assert [e["action"] for e in _history(api, match_id) if e["kind"] == "lifecycle"] == ["timeout"]
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_a_late_move_under_a_forfeit_policy_ends_the_match_and_is_refused(api, matches):
+    matches.clock = clock = _Clock(7_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"bank": 30, "increment": 2}, timeout={"action": "forfeit"})
+    first = _first(api, match_id)
+    clock.t += 31.0
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "out-of-time")
+    summary = api.get(f"/api/matches/{match_id}").get_json()
+    assert summary["status"] == "finished" and summary["outcome"]["winners"] == [1 - first]
+    assert [e["kind"] for e in _history(api, match_id)] == ["setup", "lifecycle"]
+    problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "match-over")
+
+
+def test_a_move_just_before_the_deadline_is_accepted_with_its_time(api, matches):
+    matches.clock = clock = _Clock(8_000_000.0)
+    match_id, tokens, _admin = _create(api, clock={"per_move": 10}, timeout={"action": "forfeit"})
+    first = _first(api, match_id)
+    clock.t += 9.999
+    assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+    [entry] = _history(api, match_id)[-1:]
+    assert entry["kind"] == "move" and entry["time"] == 8_000_009.999
+    # the other seat's clock started with that move: ten seconds later its move is late too
+    clock.t += 10.0
+    problem(api.move(match_id, tokens[1 - first], NIM_TAKE), 409, "out-of-time")
+
+
 def test_a_fork_of_a_clocked_match_starts_its_own_clocks_and_players(api, matches):
     matches.clock = clock = _Clock(4_000_000.0)
     match_id, tokens, _admin = _create(api, clock={"per_move": 30})

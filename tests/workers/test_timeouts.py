@@ -19,6 +19,7 @@ from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
 from gameroom.core import lifecycle
+from gameroom.errors import GameroomError
 from gameroom.eventstore import keys
 from gameroom.testing.polling import wait_until
 from gameroom.workers.timeouts import TimeoutScheduler
@@ -128,6 +129,28 @@ def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client):
         ("move", None, first),
         ("lifecycle", "timeout", 1 - first),
     ]
+
+
+def test_a_move_sent_after_the_deadline_never_lands_and_exactly_one_timeout_applies(clocked, workers):
+    """Real workers on the shipped intervals race the late move: whichever notices the expired clock
+    first applies the timeout, the move is refused, and the AI plays the turn."""
+    match_id, silent = _create(clocked, {"action": "ai-turn", "level": "greedy"})
+    workers()
+    due = lifecycle.deadline(clocked.load(match_id).folded.lifecycle, silent)
+    _wait(lambda: time.time() >= due, what="the deadline")
+    with pytest.raises(GameroomError) as refused:
+        clocked.submit(match_id, silent, {"type": "take", "pile": 0, "count": 1})
+    # out-of-time: the move applied the timeout; seat-played-by-ai: the timeout job had just done it
+    assert refused.value.code in ("out-of-time", "seat-played-by-ai")
+    _wait(lambda: _finished(clocked, match_id), what="the AI to play the late seat's turn")
+    time.sleep(1.0)  # anything else due would have run by now
+    log = _log(clocked, match_id)
+    assert [(e["kind"], e.get("action"), e.get("seat"), e.get("actor")) for e in log] == [
+        ("setup", None, None, None),
+        ("lifecycle", "timeout", silent, None),
+        ("move", None, silent, "ai:greedy"),
+    ]
+    assert log[1]["time"] >= due
 
 
 @pytest.mark.slow
