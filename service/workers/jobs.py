@@ -42,7 +42,10 @@ one of them, and each of them as soon as RQ knows the job has failed for good:
   on *every* failed attempt, before it decides whether to retry, both when
   the job raised (also a timeout, which raises in the work horse) and when
   a worker's maintenance finds the job abandoned by a dead worker
-  (``StartedJobRegistry.cleanup``, with ``AbandonedJobError``). The callback
+  (``StartedJobRegistry.cleanup``, with ``AbandonedJobError``; in the upkeep
+  thread of ``gameroom worker``, under
+  :class:`gameroom.workers.worker.ThreadDeathPenalty`, since RQ's default
+  time limit works in a main thread only). The callback
   acts only when ``job.retries_left`` is 0 (or unset): the last attempt.
 - :func:`on_work_horse_killed`, the ``work_horse_killed_handler`` of
   :class:`gameroom.workers.worker.AIWorker`. RQ runs no failure callback when
