@@ -129,8 +129,8 @@ def test_a_killed_workers_job_on_its_last_attempt_is_played_by_the_fallback_of_a
     """Shipped intervals: the idle worker's upkeep finds the job once its heartbeat expired."""
     match_id, version = _slow_match(ai_matches, monkeypatch, slow)
     doomed = slow()
-    slow()  # idle
     _wait(lambda: (slow.folder / "started").exists(), what="the job to start")
+    slow()  # idle; started once the doomed worker holds the job, so that it cannot take it first
     job = _job(redis_client, match_id, version, 1)
     job.retries_left = 0  # its last attempt
     job.save()
