@@ -226,7 +226,7 @@ export async function showMatch(root, matchId, seat) {
     return running;
   }
 
-  await refresh();
+  // Declared before the first load: a finished match stops them at once.
   let stream = null;
   let timer = null;
   function stop() {
@@ -234,6 +234,7 @@ export async function showMatch(root, matchId, seat) {
     clearInterval(timer);
     live.textContent = 'over';
   }
+  await refresh();
   if (state && state.status !== 'finished') {
     stream = follow(matchId, token, state.version, {
       onEntry: () => refresh(),
