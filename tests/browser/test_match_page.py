@@ -24,6 +24,11 @@ def _match(server, game, names, options=None):
     return created["match"]["id"], {int(s): t for s, t in created["tokens"].items()}
 
 
+def _join(tab, server, match_id, seat, token):
+    tab.page.goto(f"{server.base}/#/join/{match_id}/{seat}/{token}")
+    tab.page.wait_for_selector("#status:not(:empty)")
+
+
 # -- a finished match ---------------------------------------------------------------
 
 
@@ -45,3 +50,18 @@ def test_a_finished_match_opens_on_its_final_position_and_outcome(open_tab, serv
     tab.page.click("text=Back to the match")
     status_matches(tab, "^Finished. Winner: Bo")
     assert "Ana resigned." in tab.page.locator("#history li").last.text_content()
+
+
+# -- the generic board ---------------------------------------------------------------
+
+
+def test_the_generic_board_shows_empty_cells_as_dashes(open_tab, server):
+    """Tic-tac-toe has no board of its own: its nine empty cells (nulls in a list) show as "—"."""
+    tab = open_tab()
+    match_id, tokens = _match(server, "tic-tac-toe", ["Ana", "Bo"])
+    _join(tab, server, match_id, 0, tokens[0])
+    tab.page.wait_for_selector("#board dl.tree")
+    cells = tab.page.locator("#board dt", has_text="cells").locator("xpath=following-sibling::dd[1]")
+    assert cells.text_content() == ", ".join(["—"] * 9)
+    assert cells.locator(".nil").count() == 9
+    assert "[object" not in tab.page.text_content("main")

@@ -5,10 +5,21 @@ import { h, words } from './dom.js';
 
 const SCALAR = (v) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
-function scalar(value) {
-  if (value === null) return h('span', { class: 'nil' }, '—');
+/** A scalar as text (null is "—"). */
+function text(value) {
+  if (value === null) return '—';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   return String(value);
+}
+
+/** A scalar for the page: null is a dimmed "—" (a node, so never joined into a string). */
+function scalar(value) {
+  return value === null ? h('span', { class: 'nil' }, '—') : text(value);
+}
+
+/** A list of scalars, comma separated, as nodes. */
+function scalars(list) {
+  return list.flatMap((v, i) => (i ? [', ', scalar(v)] : [scalar(v)]));
 }
 
 function isTable(list) {
@@ -21,7 +32,7 @@ function table(list) {
   return h('div', { class: 'scroll' }, h('table', { class: 'data' },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), columns.map((c) => h('th', { scope: 'col' }, words(c))))),
     h('tbody', {}, list.map((row, i) => h('tr', {}, h('th', { scope: 'row' }, String(i)),
-      columns.map((c) => h('td', {}, Array.isArray(row[c]) ? row[c].map(scalar).join(', ') : scalar(row[c]))))))));
+      columns.map((c) => h('td', {}, Array.isArray(row[c]) ? scalars(row[c]) : scalar(row[c]))))))));
 }
 
 /** A JSON value as nested definition lists, tables for lists of records. */
@@ -29,7 +40,7 @@ export function tree(value, depth = 0) {
   if (SCALAR(value)) return h('span', { class: 'scalar' }, scalar(value));
   if (Array.isArray(value)) {
     if (!value.length) return h('span', { class: 'nil' }, 'none');
-    if (value.every(SCALAR)) return h('span', { class: 'list' }, value.map(scalar).join(', '));
+    if (value.every(SCALAR)) return h('span', { class: 'list' }, scalars(value));
     if (value.every((v) => Array.isArray(v) && v.every(SCALAR))) {
       return h('table', { class: 'grid' }, h('tbody', {}, value.map((row) => h('tr', {}, row.map((c) => h('td', {}, scalar(c)))))));
     }
@@ -52,7 +63,7 @@ export function moveLabel(move) {
   const parts = [words(move.type ?? 'move')];
   for (const [key, value] of Object.entries(move)) {
     if (key === 'type') continue;
-    parts.push(`${words(key)} ${SCALAR(value) ? scalar(value) : JSON.stringify(value)}`);
+    parts.push(`${words(key)} ${SCALAR(value) ? text(value) : JSON.stringify(value)}`);
   }
   return parts.join(' · ');
 }
