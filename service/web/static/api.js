@@ -37,9 +37,13 @@ export async function api(method, path, { token, body, headers } = {}) {
 
 const gameCache = new Map();
 
-/** GET /api/games/{slug}, once per page. */
+/** GET /api/games/{slug}, once per page; a failure is not kept (the next call asks again). */
 export function game(slug) {
-  if (!gameCache.has(slug)) gameCache.set(slug, api('GET', `/games/${encodeURIComponent(slug)}`));
+  if (!gameCache.has(slug)) {
+    const asked = api('GET', `/games/${encodeURIComponent(slug)}`);
+    gameCache.set(slug, asked);
+    asked.catch(() => { if (gameCache.get(slug) === asked) gameCache.delete(slug); });
+  }
   return gameCache.get(slug);
 }
 

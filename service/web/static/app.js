@@ -17,9 +17,11 @@ let dispose = () => {};
 let generation = 0;
 
 function fail(err) {
+  // "Try again" opens the same screen: following a link to the address already shown would do nothing.
   main.replaceChildren(h('h1', {}, 'Something went wrong'),
     h('p', { role: 'alert', class: 'message error' }, err.text || err.message || String(err)),
-    h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')));
+    h('p', {}, h('button', { type: 'button', id: 'try-again', onclick: route }, 'Try again'), ' ',
+      h('a', { href: '#/' }, 'Back to the lobby')));
 }
 
 async function route() {

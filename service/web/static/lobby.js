@@ -2,7 +2,7 @@
 // that creates one, with the options form generated from the game's option schema.
 
 import { api, ApiError, game as gameInfo, path } from './api.js';
-import { h, words } from './dom.js';
+import { h, fill, words } from './dom.js';
 import * as tokens from './tokens.js';
 
 /** One form field per option, from its JSON Schema; ``read()`` returns only the changed options. */
@@ -70,31 +70,58 @@ function createForm(games, onCreated, say) {
   const seatsBox = h('fieldset', { class: 'seats-form' }, h('legend', {}, 'Seats'));
   const optionsBox = h('div');
   const seed = h('input', { id: 'new-seed', type: 'text', maxlength: 128, placeholder: 'random' });
+  const problem = h('div', { id: 'game-problem', class: 'message error', role: 'alert' });
+  const create = h('button', { type: 'submit', id: 'create', disabled: true }, 'Create match');
   let rows = [];
   let options = { read: () => ({}) };
   let current = null;
+  let asking = 0;
 
+  // The form is for the game the select shows, or for none: while that game's
+  // description loads (or after it failed) the form is not ready and cannot create.
   async function pickGame() {
-    current = await gameInfo(gameSelect.value);
+    const mine = ++asking;
+    const slug = gameSelect.value;
+    current = null;
+    delete form.dataset.game;
+    create.disabled = true;
+    problem.replaceChildren();
+    let got;
+    try {
+      got = await gameInfo(slug);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (mine !== asking) return;
+      seatsBox.replaceChildren(h('legend', {}, 'Seats'));
+      optionsBox.replaceChildren();
+      fill(problem, `This game's description could not be loaded: ${err.text} `,
+        h('button', { type: 'button', id: 'game-retry', onclick: () => pickGame() }, 'Try again'));
+      return;
+    }
+    if (mine !== asking) return; // another game was chosen meanwhile
+    current = got;
     countSelect.replaceChildren(...Array.from({ length: current.max_players - current.min_players + 1 },
       (_, i) => h('option', { value: String(current.min_players + i) }, String(current.min_players + i))));
     countSelect.value = String(Math.max(current.min_players, Math.min(2, current.max_players))); // two, where allowed
     pickCount();
     options = optionsForm(current.options_schema);
     optionsBox.replaceChildren(...[options.node].filter(Boolean));
+    create.disabled = false;
     form.dataset.game = current.slug; // the form is ready for this game
   }
   function pickCount() {
+    if (!current) return;
     rows = seatRows(current, Number(countSelect.value));
     seatsBox.replaceChildren(h('legend', {}, 'Seats'), ...rows.map((r) => r.row));
   }
-  gameSelect.addEventListener('change', () => { delete form.dataset.game; pickGame(); });
+  gameSelect.addEventListener('change', () => { pickGame(); });
   countSelect.addEventListener('change', pickCount);
 
   const form = h('form', {
     id: 'create-form',
     onsubmit: async (event) => {
       event.preventDefault();
+      if (!current || current.slug !== gameSelect.value) return; // not ready: the button says so (disabled)
       const seats = rows.map((r) => (r.kind.value === 'open' ? null
         : { name: r.name.value.trim() || 'Player', ai: r.kind.value.startsWith('ai:') ? r.kind.value.slice(3) : null }));
       const body = { game: current.slug, seats, options: options.read() };
@@ -108,10 +135,11 @@ function createForm(games, onCreated, say) {
     },
   },
   h('div', { class: 'field' }, h('label', { for: 'new-game' }, 'Game'), gameSelect),
+  problem,
   h('div', { class: 'field' }, h('label', { for: 'new-count' }, 'Players'), countSelect),
   seatsBox, optionsBox,
   h('div', { class: 'field' }, h('label', { for: 'new-seed' }, 'Seed (optional)'), seed),
-  h('button', { type: 'submit', id: 'create' }, 'Create match'));
+  create);
   pickGame();
   return form;
 }
@@ -181,11 +209,23 @@ export async function showLobby(root) {
     }
   }
 
+  // A list that cannot be loaded says so (and the last list stays); the next load that works takes that back.
+  let listProblem = null;
   async function reload() {
     const query = new URLSearchParams({ limit: '50' });
     if (filterGame.value) query.set('game', filterGame.value);
     if (filterStatus.value) query.set('status', filterStatus.value);
-    const { matches } = await api('GET', `/matches?${query}`);
+    let matches;
+    try {
+      ({ matches } = await api('GET', `/matches?${query}`));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      listProblem = `The list of matches could not be loaded: ${err.text} Refresh to try again.`;
+      say(listProblem, 'error');
+      return;
+    }
+    if (listProblem !== null && message.textContent === listProblem) say('', 'info');
+    listProblem = null;
     list.replaceChildren(...matches.map((m) => matchRow(m, titles, claim)));
     if (!matches.length) list.append(h('tr', {}, h('td', { colspan: 5 }, 'No matches yet: create one.')));
   }
@@ -205,14 +245,14 @@ export async function showLobby(root) {
       h('section', { 'aria-labelledby': 'list-title' }, h('h2', { id: 'list-title' }, 'Matches'),
         h('div', { class: 'filters' }, h('label', { for: 'filter-game' }, 'Game '), filterGame, ' ',
           h('label', { for: 'filter-status' }, 'Status '), filterStatus, ' ',
-          h('button', { type: 'button', onclick: reload }, 'Refresh')),
+          h('button', { type: 'button', id: 'refresh', onclick: reload }, 'Refresh')),
         h('div', { class: 'scroll' }, h('table', { class: 'matches' },
           h('thead', {}, h('tr', {}, ['Game', 'Status', 'Seats', 'Open seats', ''].map((c) => h('th', { scope: 'col' }, c)))),
           list)))));
   await reload();
   // New matches appear by themselves, except while someone types a name into a claim form.
   const timer = setInterval(() => {
-    if (!list.contains(document.activeElement)) reload().catch(() => {});
+    if (!list.contains(document.activeElement)) reload();
   }, 10000);
   return () => clearInterval(timer);
 }

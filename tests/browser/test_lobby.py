@@ -1,0 +1,79 @@
+"""The lobby when the network fails for a moment, and at phone width.
+
+A failed request is made with Playwright's request interception (the request
+is aborted: the page sees what it sees when the server is down), then let
+through again: the page must recover without a reload.
+"""
+
+import re
+
+from gameroom.testing.served import http_json
+
+FAILED = r"net::ERR_FAILED"  # Chromium logs each aborted request as a console error
+
+
+def test_a_game_whose_description_failed_to_load_is_asked_again(open_tab, server):
+    """Switching to Nim while its description cannot load says so and cannot create a match
+    for another game; Try again (the server back) makes the form Nim's, and Nim matches open."""
+    tab = open_tab()
+    page = tab.page
+    tab.allow(FAILED)
+    down = re.compile(r"/api/games/nim$")
+    page.route(down, lambda route: route.abort())
+    page.select_option("#new-game", "nim")
+    page.wait_for_selector("#game-problem >> text=could not be loaded")
+    assert page.locator("#create[disabled]").count() == 1, "no match of the game shown before"
+    assert page.get_attribute("#create-form", "data-game") is None
+    page.click("#game-retry")  # still down: still said
+    page.wait_for_selector("#game-problem >> text=could not be loaded")
+    page.unroute(down)
+    page.click("#game-retry")
+    page.wait_for_selector('#create-form[data-game="nim"]')
+    assert page.text_content("#game-problem") == ""
+    match_id, _ = tab.create("nim", [("Ana", "human"), ("Bot", "ai:random")], {"piles": "3, 4, 5"})
+    _, summary = http_json("GET", f"{server.base}/api/matches/{match_id}")
+    assert summary["game"] == "nim"
+    page.click("text=Watch this match")
+    page.wait_for_selector("#board dl.tree")
+    assert "cannot be reached" not in page.text_content("main")
+
+
+def test_the_match_list_says_when_it_cannot_be_loaded_and_recovers(open_tab):
+    tab = open_tab()
+    page = tab.page
+    tab.allow(FAILED)
+    page.wait_for_selector("table.matches tbody tr")
+    down = re.compile(r"/api/matches\?")
+    page.route(down, lambda route: route.abort())
+    page.click("#refresh")
+    page.wait_for_selector("#message.error >> text=could not be loaded")
+    page.select_option("#filter-status", "finished")
+    page.wait_for_selector("#message.error >> text=could not be loaded")
+    page.unroute(down)
+    page.click("#refresh")
+    page.wait_for_function("() => document.querySelector('#message').textContent === ''")
+    page.wait_for_selector("table.matches tbody tr")
+    assert [e for e in tab.errors if e.startswith("uncaught")] == [], "no unhandled rejection"
+
+
+def test_a_board_that_failed_to_load_is_loaded_when_the_page_opens_again(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    tab.allow(FAILED)
+    _, created = http_json(
+        "POST",
+        f"{server.base}/api/matches",
+        {"game": "look-at-the-stars", "seats": [{"name": "Ana"}, {"name": "Bot", "ai": "random"}]},
+    )
+    match_id = created["match"]["id"]
+    down = re.compile(r"/ui/games/look-at-the-stars/renderer\.js")
+    page.route(down, lambda route: route.abort())
+    page.goto(f"{server.base}/#/match/{match_id}")
+    page.wait_for_selector("#board .renderer-failed")
+    assert page.locator("#board .generic-view").count() == 1, "the view as a tree meanwhile"
+    page.unroute(down)
+    page.goto(f"{server.base}/#/")
+    page.wait_for_selector("#create-form")
+    page.goto(f"{server.base}/#/match/{match_id}")
+    page.wait_for_selector("#board .lats")
+    assert page.locator("#board .renderer-failed").count() == 0
