@@ -77,3 +77,29 @@ def test_a_board_that_failed_to_load_is_loaded_when_the_page_opens_again(open_ta
     page.goto(f"{server.base}/#/match/{match_id}")
     page.wait_for_selector("#board .lats")
     assert page.locator("#board .renderer-failed").count() == 0
+
+
+def test_at_phone_width_every_match_and_its_actions_show_without_scrolling_sideways(open_tab, server):
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    _, created = http_json(
+        "POST", f"{server.base}/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, None]}
+    )
+    match_id = created["match"]["id"]
+    page.click("#refresh")
+    row = page.locator(f"tr[data-match='{match_id}']")
+    row.wait_for()
+    width = page.evaluate("() => window.innerWidth")
+    for control in (
+        row.locator("input"),
+        row.locator("text=Claim seat 1"),
+        row.locator("text=Watch"),
+        row.locator("text=Replay"),
+    ):
+        box = control.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, control
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('main .scroll')].every(e => e.scrollWidth <= e.clientWidth)"
+    ), "no box of the lobby scrolls sideways"
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    tab.shot("phone-lobby-cards")

@@ -179,10 +179,10 @@ function matchRow(match, titles, onClaim) {
   });
   const id = encodeURIComponent(match.id);
   return h('tr', { dataset: { match: match.id } },
-    h('td', {}, titles[match.game] || match.game),
-    h('td', {}, match.status),
-    h('td', {}, seats),
-    h('td', {}, claim.length ? claim : '—'),
+    h('td', { class: 'game', dataset: { label: 'Game' } }, titles[match.game] || match.game),
+    h('td', { dataset: { label: 'Status' } }, match.status),
+    h('td', { dataset: { label: 'Seats' } }, seats),
+    h('td', { class: claim.length ? 'claims' : 'no-claim' }, claim.length ? claim : '—'),
     h('td', { class: 'actions' },
       mine.map((s) => h('a', { href: `#/match/${id}/seat/${s}` }, `Play seat ${s}`)),
       h('a', { href: `#/match/${id}` }, 'Watch'), h('a', { href: `#/replay/${id}` }, 'Replay')));
