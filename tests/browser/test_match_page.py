@@ -7,6 +7,21 @@ what is checked is what the page shows and does.
 
 from gameroom.testing.served import http_json
 
+LAST_VISIBLE = """sel => {
+  // The last item of the list is inside every box around it that scrolls.
+  const items = document.querySelectorAll(sel);
+  const item = items[items.length - 1];
+  if (!item) return false;
+  const r = item.getBoundingClientRect();
+  for (let box = item.parentElement; box; box = box.parentElement) {
+    const style = getComputedStyle(box);
+    if (!/(auto|scroll)/.test(style.overflowY)) continue;
+    const b = box.getBoundingClientRect();
+    if (r.top < b.top - 1 || r.bottom > b.bottom + 1) return false;
+  }
+  return true;
+}"""
+
 
 def status_matches(tab, pattern: str) -> None:
     """Wait until the status line matches ``pattern`` (a JavaScript regular expression)."""
@@ -27,6 +42,20 @@ def _match(server, game, names, options=None):
 def _join(tab, server, match_id, seat, token):
     tab.page.goto(f"{server.base}/#/join/{match_id}/{seat}/{token}")
     tab.page.wait_for_selector("#status:not(:empty)")
+
+
+def _nim_move(server, match_id, tokens):
+    """The seat to act takes one stone from the first pile that has one."""
+    _, state = http_json("GET", f"{server.base}/api/matches/{match_id}/state")
+    seat = state["active_seats"][0]
+    pile = next(i for i, n in enumerate(state["view"]["piles"]) if n)
+    http_json(
+        "POST",
+        f"{server.base}/api/matches/{match_id}/moves",
+        {"move": {"type": "take", "pile": pile, "count": 1}},
+        token=tokens[seat],
+    )
+    return state["version"] + 1
 
 
 # -- a finished match ---------------------------------------------------------------
@@ -65,3 +94,124 @@ def test_the_generic_board_shows_empty_cells_as_dashes(open_tab, server):
     assert cells.text_content() == ", ".join(["—"] * 9)
     assert cells.locator(".nil").count() == 9
     assert "[object" not in tab.page.text_content("main")
+
+
+# -- redraws keep the player's place --------------------------------------------------
+
+
+def test_news_from_another_seat_keeps_the_typed_move_the_chosen_move_and_the_focus(open_tab, server):
+    """Look at the Stars, two humans: Bo acts while Ana types a move, picks from the long list
+    and has the keyboard focus on a star of her sheet. All three survive Ana's redraw."""
+    ana = open_tab()
+    page = ana.page
+    match_id, tokens = _match(server, "look-at-the-stars", ["Ana", "Bo"])
+    _join(ana, server, match_id, 0, tokens[0])
+    page.wait_for_selector("#board .target")
+    page.click("details.typed summary")
+    page.fill("#typed-move", '{"type": "place_card", "rotation": 1')
+    select = page.locator("#moves select.move-select").first
+    select.select_option(index=7)
+    chosen = select.locator("option:checked").text_content()
+    target = page.locator("#board .target").nth(5)
+    picked = target.get_attribute("data-target")
+    target.focus()
+    entries = page.locator("#history li").count()
+
+    base = f"{server.base}/api/matches/{match_id}"
+    _, state = http_json("GET", f"{base}/state?include=legal_moves", token=tokens[1])
+    skip = next(m for m in state["legal_moves"] if m["type"] == "skip_card")
+    http_json("POST", f"{base}/moves", {"move": skip}, token=tokens[1])
+    _, state = http_json("GET", f"{base}/state?include=legal_moves", token=tokens[1])
+    confirm = next(m for m in state["legal_moves"] if m["type"].startswith("confirm"))
+    http_json("POST", f"{base}/moves", {"move": confirm}, token=tokens[1])
+    page.wait_for_function("n => document.querySelectorAll('#history li').length > n", arg=entries)
+
+    assert page.evaluate("() => document.querySelector('details.typed').open")
+    assert page.input_value("#typed-move") == '{"type": "place_card", "rotation": 1'
+    assert page.locator("#moves select.move-select").first.locator("option:checked").text_content() == chosen
+    assert page.evaluate("() => document.activeElement.dataset.target") == picked
+
+
+def test_a_refused_typed_move_keeps_the_box_open_with_its_text(open_tab, server):
+    tab = open_tab()
+    tab.allow(r"status of 422")  # Chromium logs the refused POST itself
+    match_id, tokens = _match(server, "nim", ["Ana", "ai:random"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    tab.wait_turn()
+    typed = '{"type": "take", "pile": 0, "count": 9}'
+    tab.page.click("text=Type a move (JSON)")
+    tab.page.fill("#typed-move", typed)
+    tab.page.click("text=Send move")
+    tab.page.wait_for_selector("#message.error")
+    tab.page.wait_for_selector("#moves button.move:not([disabled])")  # drawn again after the refusal
+    assert tab.page.evaluate("() => document.querySelector('details.typed').open")
+    assert tab.page.input_value("#typed-move") == typed
+
+
+def test_after_a_move_made_by_keyboard_the_focus_stays_in_the_page(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    if not tab.state_line().startswith("Your turn"):
+        _nim_move(server, match_id, tokens)
+    tab.wait_turn()
+    page.focus("#moves button.move")
+    before = tab.state_line()
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+    page.wait_for_selector("#moves button.move:not([disabled]), #moves p.quiet")
+    assert page.evaluate("() => document.activeElement.closest('main') !== null"), (
+        "the focus is on the page's content, not lost to <body>"
+    )
+    assert page.evaluate("() => document.activeElement.id") == "status", (
+        "nothing to do now: the status line, which says whose turn it is"
+    )
+
+
+def test_a_star_picked_by_keyboard_keeps_the_focus_and_enter_places_it(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _match(server, "look-at-the-stars", ["Ana", "ai:random"])
+    _join(tab, server, match_id, 0, tokens[0])
+    tab.wait_turn()
+    target = page.locator(".lats .main-sheet .target").first
+    picked = target.get_attribute("data-target")
+    target.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".lats .main-sheet .preview", state="attached")
+    assert page.evaluate("() => document.activeElement.dataset.target") == picked
+    assert page.evaluate("() => document.activeElement.classList.contains('selected')")
+    before = tab.state_line()
+    page.keyboard.press("Enter")  # again, on the picked star: place the card there
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+    assert "not yet confirmed" in tab.state_line() or "version 2" in tab.state_line()
+    assert page.evaluate("() => document.activeElement.closest('main') !== null")
+
+
+# -- the history's scrolling ------------------------------------------------------------
+
+
+def test_the_history_shows_its_newest_entry_and_the_replay_its_current_one(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [15, 15]})
+    for _ in range(24):
+        _nim_move(server, match_id, tokens)
+    page.goto(f"{server.base}/#/match/{match_id}")
+    page.wait_for_selector("#history li[data-version='25']")
+    assert page.evaluate(
+        "() => document.querySelector('#history .log').scrollHeight"
+        " > document.querySelector('#history').clientHeight"
+    ), "(the check below needs a history longer than its box)"
+    assert page.evaluate(LAST_VISIBLE, "#history li")
+    version = _nim_move(server, match_id, tokens)
+    page.wait_for_selector(f"#history li[data-version='{version}']")
+    assert page.evaluate(LAST_VISIBLE, "#history li"), "a new entry shows too"
+
+    page.goto(f"{server.base}/#/replay/{match_id}")
+    page.wait_for_selector(f"#sentences li.current[data-version='{version}']")
+    assert page.evaluate(LAST_VISIBLE, "#sentences li")
+    page.click("#back")
+    page.wait_for_selector(f"#sentences li.current[data-version='{version - 1}']")
+    assert page.evaluate(LAST_VISIBLE, "#sentences li")

@@ -118,9 +118,16 @@ function sheetSvg(view, sheetJson, { targets = [], preview = [], previewPoint = 
   if (previewPoint) svg.append(s('circle', { cx: X(previewPoint[0]), cy: Y(previewPoint[1]), r: 10, class: 'preview-point' }));
   for (const target of targets) {
     const activate = (event) => { event.preventDefault(); target.onpick(); };
+    // By keyboard, Enter on the picked target places it: the focus stays on the sheet, and
+    // the "Place it here" button (before the sheet) need not be reached by Shift+Tab.
+    const onkey = (event) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      if (target.selected && target.onconfirm) { event.preventDefault(); target.onconfirm(); } else activate(event);
+    };
+    const spoken = target.selected && target.onconfirm ? `${target.label}: picked, Enter places it` : target.label;
     const attrs = {
-      tabindex: 0, role: 'button', class: `target ${target.selected ? 'selected' : ''}`, 'aria-label': target.label, 'data-target': target.id,
-      onclick: activate, onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') activate(e); },
+      tabindex: 0, role: 'button', class: `target ${target.selected ? 'selected' : ''}`, 'aria-label': spoken, 'data-target': target.id,
+      onclick: activate, onkeydown: onkey,
     };
     if (target.line) {
       const [[x1, y1], [x2, y2]] = target.line;
@@ -162,29 +169,36 @@ export function render(root, ctx) {
   function redraw() {
     const targets = current.map((c) => ({
       id: key(c.at), at: c.at, selected: sel === c, label: `place the ${c.move.type === 'place_card' ? 'card' : 'shooting star'} from ${c.at.join(',')}`,
-      onpick: () => { remembered.selected = key(c.at); rerender(); },
+      onpick: () => { remembered.selected = key(c.at); rerender(`.main-sheet .target[data-target="${key(c.at)}"]`); },
+      onconfirm: () => submit(c.move),
     })).concat(powers.map((m) => ({
       id: m.point ? key(m.point) : lineKey(m.line), at: m.point, line: m.line, selected: power === m,
       label: `use the power at ${m.point ? m.point.join(',') : m.line.map((p) => p.join(',')).join('–')}`,
-      onpick: () => { remembered.selected = m.point ? key(m.point) : lineKey(m.line); rerender(); },
+      onconfirm: () => submit(m),
+      onpick: () => {
+        remembered.selected = m.point ? key(m.point) : lineKey(m.line);
+        rerender(`.main-sheet .target[data-target="${remembered.selected}"]`);
+      },
     })));
     main.replaceChildren(sheetSvg(view, own || view.sheets[0], {
       targets, preview: sel ? sel.lines : (power && power.line ? [power.line] : []), previewPoint: power && power.point,
       label: own ? `Your sheet: ${own.name}` : view.sheets[0].name,
     }));
   }
-  function rerender() {
+  // Picking a star, a shape or a rotation draws the board again: the control used keeps the focus.
+  function rerender(focus) {
     root.replaceChildren();
     render(root, ctx);
+    if (focus) root.querySelector(focus)?.focus();
   }
   redraw();
 
   if (choices.length) {
     actions.append(h('label', { for: 'lats-choice' }, 'Shape: '),
-      h('select', { id: 'lats-choice', onchange: (e) => { remembered.choice = e.target.value; remembered.selected = null; rerender(); } },
+      h('select', { id: 'lats-choice', onchange: (e) => { remembered.choice = e.target.value; remembered.selected = null; rerender('#lats-choice'); } },
         choices.map((c) => h('option', { value: c, selected: c === choice }, c))),
       h('button', { type: 'button', class: 'rotate', onclick: () => {
-        remembered.choice = choices[(choices.indexOf(choice) + 1) % choices.length]; remembered.selected = null; rerender();
+        remembered.choice = choices[(choices.indexOf(choice) + 1) % choices.length]; remembered.selected = null; rerender('.turn-bar .rotate');
       } }, '↻ Rotate'),
       h('button', { type: 'button', class: 'board-move place', disabled: !sel, onclick: () => sel && submit(sel.move) },
         sel ? 'Place it here' : 'Pick a highlighted star first'));

@@ -81,28 +81,37 @@ export function movesPanel(moves, submit) {
   return h('div', { class: 'moves' }, [...groups].map(([type, list]) => {
     if (list.length <= MAX_BUTTONS) {
       return h('fieldset', { class: 'move-group' }, h('legend', {}, `${words(type)} (${list.length})`),
-        list.map((move) => h('button', { type: 'button', class: 'move', onclick: () => submit(move) }, moveLabel(move))));
+        list.map((move) => h('button', {
+          type: 'button', class: 'move', dataset: { move: JSON.stringify(move) }, onclick: () => submit(move),
+        }, moveLabel(move))));
     }
     const id = `moves-${type.replace(/[^a-z0-9_-]/gi, '')}`;
     const select = h('select', { id, class: 'move-select' }, list.map((move, i) => h('option', { value: String(i) }, moveLabel(move))));
     return h('fieldset', { class: 'move-group' }, h('legend', {}, `${words(type)} (${list.length})`),
       h('label', { for: id }, 'Choose '), select,
-      h('button', { type: 'button', class: 'move', onclick: () => submit(list[Number(select.value)]) }, `Play ${words(type)}`));
+      h('button', { type: 'button', class: 'move', dataset: { play: type }, onclick: () => submit(list[Number(select.value)]) }, `Play ${words(type)}`));
   }));
 }
 
-/** For players who know the game's move schema: type a move as JSON (the server judges it). */
-export function typedMove(submit, onBadJson) {
+/** For players who know the game's move schema: type a move as JSON (the server judges it).
+ *
+ * ``kept`` ({open, value}) is the caller's: the box is drawn again after every
+ * change of the match, and must come back as the player left it. */
+export function typedMove(submit, onBadJson, kept = { open: false, value: '' }) {
   const area = h('textarea', { id: 'typed-move', rows: 2, spellcheck: false, placeholder: '{"type": "…"}' });
-  return h('details', { class: 'typed' }, h('summary', {}, 'Type a move (JSON)'),
+  area.value = kept.value;
+  area.addEventListener('input', () => { kept.value = area.value; });
+  const box = h('details', { class: 'typed', open: kept.open }, h('summary', {}, 'Type a move (JSON)'),
     h('form', {
       onsubmit: (event) => {
         event.preventDefault();
         let move;
         try { move = JSON.parse(area.value); } catch { onBadJson('That is not JSON.'); return; }
-        submit(move);
+        submit(move, { typed: true });
       },
-    }, h('label', { for: 'typed-move' }, 'Move'), area, h('button', { type: 'submit' }, 'Send move')));
+    }, h('label', { for: 'typed-move' }, 'Move'), area, h('button', { type: 'submit', id: 'send-move' }, 'Send move')));
+  box.addEventListener('toggle', () => { kept.open = box.open; });
+  return box;
 }
 
 /** The generic board: the view as a tree. */

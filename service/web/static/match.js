@@ -44,6 +44,15 @@ export function historyList(entries, names, current = null) {
   (entry.text.length ? entry.text : [entry.kind]).join(' '), entry.undone ? ' (undone)' : '')));
 }
 
+/** Scroll ``box`` so that ``item`` shows, moving it as little as possible (the page itself does not move). */
+export function reveal(box, item) {
+  if (!item) { box.scrollTop = box.scrollHeight; return; }
+  const outer = box.getBoundingClientRect();
+  const inner = item.getBoundingClientRect();
+  if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom;
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
+}
+
 export async function showMatch(root, matchId, seat) {
   const token = seat === null ? null : tokens.get(matchId, seat);
   if (seat !== null && !token) {
@@ -63,6 +72,10 @@ export async function showMatch(root, matchId, seat) {
   let disposed = false;
   let running = null;
   let again = false;
+  let drawn = '';
+  // What had the focus when a move was sent: sending disables the buttons, which drops the focus.
+  let focusBeforeMove = null;
+  const typed = { open: false, value: '' };
 
   const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   const message = h('p', { id: 'message', class: 'message', role: 'alert' });
@@ -87,13 +100,17 @@ export async function showMatch(root, matchId, seat) {
     message.className = `message ${kind}`;
   }
 
-  async function submit(move) {
-    if (busy || !state) return;
+  async function submit(move, how = {}) {
+    if (busy || !state) return false;
     busy = true;
+    focusBeforeMove = focusKey(document.activeElement);
     movesEl.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+    let accepted = false;
     try {
       const done = await api('POST', `/matches/${path(matchId)}/moves`,
         { token, body: { move, expected_version: state.version } });
+      accepted = true;
+      if (how.typed) typed.value = '';
       say(done.text.join(' ') || 'Move accepted.', 'ok');
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -103,6 +120,7 @@ export async function showMatch(root, matchId, seat) {
       drawn = ''; // the buttons were disabled: draw again even when nothing changed
       await refresh();
     }
+    return accepted;
   }
 
   async function undo() {
@@ -147,7 +165,7 @@ export async function showMatch(root, matchId, seat) {
     if (seat === null) { movesEl.replaceChildren(); return; }
     fill(movesEl, h('h2', {}, 'Legal moves'),
       legal.length ? movesPanel(legal, submit) : h('p', { class: 'quiet' }, 'Nothing to do right now.'),
-      state.status === 'active' ? typedMove(submit, (text) => say(text, 'error')) : null);
+      state.status === 'active' ? typedMove(submit, (text) => say(text, 'error'), typed) : null);
   }
 
   function drawUndo() {
@@ -167,15 +185,46 @@ export async function showMatch(root, matchId, seat) {
       items.length ? h('ul', { class: 'requests' }, items) : null);
   }
 
-  let drawn = '';
+  // -- redrawing without losing the player's place ------------------------------
+
+  /** A description of ``el`` that finds its counterpart after a redraw: its id, else its
+   * tag, first class and data attributes, else its text, and which of the alike it is. */
+  function focusKey(el) {
+    if (!el || el === root || !root.contains(el)) return null;
+    const keyboard = el.matches(':focus-visible'); // reached by keyboard, not by a click
+    if (el.id) return { selector: `#${CSS.escape(el.id)}`, text: null, index: 0, keyboard };
+    const data = [...el.attributes].filter((a) => a.name.startsWith('data-'))
+      .map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join('');
+    const cls = el.classList.length ? `.${CSS.escape(el.classList[0])}` : '';
+    const selector = `${CSS.escape(el.localName)}${cls}${data}`;
+    const text = data ? null : el.textContent.trim();
+    const alike = [...root.querySelectorAll(selector)].filter((e) => text === null || e.textContent.trim() === text);
+    return { selector, text, index: Math.max(0, alike.indexOf(el)), keyboard };
+  }
+
+  function findKey(key) {
+    if (!key) return null;
+    const alike = [...root.querySelectorAll(key.selector)]
+      .filter((e) => (key.text === null || e.textContent.trim() === key.text) && !e.disabled);
+    return alike[Math.min(key.index, alike.length - 1)] || null;
+  }
 
   function draw() {
-    // Redraw only on news: a redraw loses focus and open list boxes.
-    // The view too: a seat's own sealed steps (and their undo) change it without a new version.
+    // Redraw only on news: the view too, since a seat's own sealed steps (and their undo)
+    // change it without a new version. What the player is doing survives a redraw: the
+    // typed move (kept in ``typed``), the choice in each list of moves, and the focus.
     const signature = JSON.stringify([state.version, state.status, requests, entries.length, summary.seats, state.view]);
     if (signature === drawn) return;
     drawn = signature;
-    const hadFocus = root.contains(document.activeElement);
+    const focused = document.activeElement;
+    const key = root.contains(focused) ? focusKey(focused) : focusBeforeMove;
+    const caret = focused && 'selectionStart' in focused && root.contains(focused)
+      ? [focused.selectionStart, focused.selectionEnd] : null;
+    const choices = [...movesEl.querySelectorAll('select')].map((s) => [s.id, s.selectedOptions[0]?.textContent]);
+    const scroller = logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight;
+    const followLog = !logEl.childElementCount || scroller < 24; // at the bottom, or a first draw: keep to the newest
+    focusBeforeMove = null;
+
     drawStatus();
     drawBoard(board, renderer, {
       match: matchId, view: state.view, seat, names, legalMoves: state.legal_moves || [], outcome: state.outcome, history: entries,
@@ -183,11 +232,23 @@ export async function showMatch(root, matchId, seat) {
     });
     drawMoves();
     drawUndo();
+    for (const [id, label] of choices) {
+      const select = id && movesEl.querySelector(`#${CSS.escape(id)}`);
+      const option = select && [...select.options].find((o) => o.textContent === label);
+      if (option) select.value = option.value;
+    }
     logEl.replaceChildren(historyList(entries, names));
-    logEl.scrollTop = logEl.scrollHeight;
-    if (hadFocus && !root.contains(document.activeElement)) {
-      // Keyboard players keep their place: the first move if there is one, else the status line.
-      (root.querySelector('#board button:not([disabled]), #moves button.move') || status).focus();
+    if (followLog) logEl.scrollTop = logEl.scrollHeight;
+
+    if (key && !root.contains(document.activeElement)) {
+      // Players keep their place: the same control if it is still there, else (a keyboard
+      // player's) the first move there is, else the status line. The page scrolls only to
+      // show a keyboard player a control somewhere else.
+      const same = findKey(key);
+      const again = same || (key.keyboard
+        ? root.querySelector('#board button:not([disabled]), #moves button.move:not([disabled])') || status : null);
+      if (again) again.focus({ preventScroll: Boolean(same) || !key.keyboard });
+      if (caret && caret[0] !== null && same && 'setSelectionRange' in same) same.setSelectionRange(...caret);
     }
   }
 

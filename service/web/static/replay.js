@@ -4,7 +4,7 @@
 
 import { api, ApiError, allEntries, game as gameInfo, path } from './api.js';
 import { h } from './dom.js';
-import { forkNote, historyList, outcomeText, seatNames } from './match.js';
+import { forkNote, historyList, outcomeText, reveal, seatNames } from './match.js';
 import { drawBoard, loadRenderer } from './renderers.js';
 import * as tokens from './tokens.js';
 
@@ -49,7 +49,7 @@ export async function showReplay(root, matchId, seat) {
     status.textContent = state.outcome ? outcomeText(state.outcome, names)
       : `Version ${version}: ${current ? current.text.join(' ') : ''}`;
     sentences.replaceChildren(historyList(entries.filter((e) => e.version <= version), names, version));
-    sentences.scrollTop = sentences.scrollHeight;
+    reveal(sentences, sentences.querySelector('li.current'));
   }
 
   slider.addEventListener('input', () => go(Number(slider.value)));
