@@ -5,6 +5,8 @@ Matches are set up through the API (a second player is often just a token here);
 what is checked is what the page shows and does.
 """
 
+import re
+
 from gameroom.testing.served import http_json
 
 LAST_VISIBLE = """sel => {
@@ -215,3 +217,71 @@ def test_the_history_shows_its_newest_entry_and_the_replay_its_current_one(open_
     page.click("#back")
     page.wait_for_selector(f"#sentences li.current[data-version='{version - 1}']")
     assert page.evaluate(LAST_VISIBLE, "#sentences li")
+
+
+# -- resign, leave, rematch ---------------------------------------------------------------
+
+
+def test_a_player_resigns_after_confirming_then_starts_a_rematch(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    page.click("#resign-button")
+    assert "Resign?" in page.text_content("#seat-actions")
+    page.click("#resign-cancel")  # changing one's mind changes nothing
+    page.click("#resign-button")
+    page.click("#resign-confirm")
+    status_matches(tab, "^Finished. Winner: Bo")
+    assert "Ana resigned." in page.locator("#history li").last.text_content()
+
+    page.click("#rematch-button")
+    page.wait_for_function(f"() => /#\\/match\\/(?!{match_id})[^/]+\\/seat\\/0$/.test(location.hash)")
+    new_id = re.search(r"#/match/([^/]+)/seat/0$", page.url).group(1)
+    stored = page.evaluate("() => JSON.parse(localStorage.getItem('gameroom.tokens'))")
+    assert stored[new_id]["0"], "the new match's token is kept like an invitation's"
+    status_matches(tab, "^Waiting for the other players to accept the rematch")
+    _, accepted = http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[1])
+    assert accepted["match"]["id"] == new_id
+    status_matches(tab, "^(Your turn|Waiting for Bo)")
+
+
+def test_a_player_leaves_to_an_ai_and_then_watches(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    tab.allow(r"status of 401")  # at most one: the request on its way when the seat was left
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    page.select_option("#leave-level", "greedy")
+    page.click("#leave-button")
+    assert "greedy" in page.text_content("#confirm-text")
+    page.click("#leave-confirm")
+    page.wait_for_function(f"() => location.hash === '#/match/{match_id}'")
+    page.wait_for_selector(".who >> text=spectator")
+    assert "an AI (greedy) plays seat 0" in page.text_content("#message")
+    page.wait_for_selector(".seats li[data-seat='0'] >> text=AI greedy")
+    assert page.locator("#moves button, #resign-button").count() == 0
+    stored = page.evaluate("() => JSON.parse(localStorage.getItem('gameroom.tokens') || '{}')")
+    assert "0" not in stored.get(match_id, {}), "the retired token is forgotten"
+    page.wait_for_timeout(4_000)
+    assert len([e for e in tab.errors if "401" in e]) <= 1
+
+
+def test_a_seat_left_through_the_api_turns_its_page_into_a_spectators(open_tab, server):
+    """Bo leaves from another client: his page stops using the retired token (no 401 every few
+    seconds) and watches; Ana's page shows that an AI plays Bo's seat now."""
+    ana, bo = open_tab(), open_tab()
+    bo.allow(r"status of 401")
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(ana, server, match_id, 0, tokens[0])
+    _join(bo, server, match_id, 1, tokens[1])
+    http_json("POST", f"{server.base}/api/matches/{match_id}/leave", {"level": "random"}, token=tokens[1])
+    bo.page.wait_for_function(f"() => location.hash === '#/match/{match_id}'", timeout=15_000)
+    bo.page.wait_for_selector(".who >> text=spectator")
+    assert "left the match" in bo.page.text_content("#message")
+    ana.page.wait_for_selector(".seats li[data-seat='1'] >> text=AI random", timeout=15_000)
+    assert "left" in ana.page.text_content(".seats li[data-seat='1']")
+    seen = len([e for e in bo.errors if "401" in e])
+    bo.page.wait_for_timeout(6_000)
+    assert len([e for e in bo.errors if "401" in e]) == seen, "no request with the retired token after that"
+    assert seen <= 3

@@ -1,6 +1,7 @@
 // The match screen: play a seat (token from localStorage) or watch as a spectator.
 // The board is the game's renderer; the legal moves come from the API; live
-// updates come over SSE; undo goes through the consent flow.
+// updates come over SSE; undo goes through the consent flow; a seated player
+// may resign, leave the seat to an AI, and ask for a rematch at the end.
 
 import { api, ApiError, allEntries, game as gameInfo, path } from './api.js';
 import { h, fill } from './dom.js';
@@ -53,6 +54,9 @@ export function reveal(box, item) {
   if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
 }
 
+// A notice for the next match screen: leaving a seat reopens the match as a spectator's page.
+let carried = null;
+
 export async function showMatch(root, matchId, seat) {
   const token = seat === null ? null : tokens.get(matchId, seat);
   if (seat !== null && !token) {
@@ -72,10 +76,16 @@ export async function showMatch(root, matchId, seat) {
   let disposed = false;
   let running = null;
   let again = false;
+  // Declared before the first load: a finished match stops them at once.
+  let stream = null;
+  let timer = null;
   let drawn = '';
   // What had the focus when a move was sent: sending disables the buttons, which drops the focus.
   let focusBeforeMove = null;
   const typed = { open: false, value: '' };
+  let confirming = null; // 'resign' or 'leave' while that waits for "Yes"
+  let leaving = false; // this page is leaving the seat: the 401s meanwhile are expected, leave() says what happened
+  let leaveLevel = (info.ai_levels || [])[0] || null;
 
   const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   const message = h('p', { id: 'message', class: 'message', role: 'alert' });
@@ -84,6 +94,7 @@ export async function showMatch(root, matchId, seat) {
   const board = h('div', { id: 'board', class: 'board' });
   const movesEl = h('section', { id: 'moves', 'aria-label': 'Your moves' });
   const undoEl = h('section', { id: 'undo', 'aria-label': 'Undo' });
+  const seatEl = h('section', { id: 'seat-actions', 'aria-label': 'Your seat' });
   const logEl = h('div', { id: 'history' });
   const who = seat === null ? 'Watching as a spectator' : `You play seat ${seat} (${names[seat]})`;
   root.replaceChildren(
@@ -91,13 +102,26 @@ export async function showMatch(root, matchId, seat) {
     h('p', { class: 'who' }, who, ' · ', live, ' · ',
       h('a', { href: `#/replay/${encodeURIComponent(matchId)}${seat === null ? '' : `/seat/${seat}`}` }, 'Replay')),
     ...[forkNote(summary)].filter(Boolean), seatsEl, status, message,
-    h('div', { class: 'play' }, board, h('div', { class: 'side' }, movesEl, undoEl,
+    h('div', { class: 'play' }, board, h('div', { class: 'side' }, movesEl, undoEl, seatEl,
       h('section', { 'aria-label': 'History' }, h('h2', {}, 'History'), logEl))),
   );
 
   function say(text, kind = 'info') {
-    message.textContent = text;
+    fill(message, text);
     message.className = `message ${kind}`;
+  }
+  if (carried) { say(carried.text, carried.kind); carried = null; }
+
+  function stop() {
+    if (stream) stream.close();
+    stream = null;
+    clearInterval(timer);
+    live.textContent = 'over';
+  }
+
+  /** Who plays seat ``i`` now, when an AI took it over (left, or a clock ran out): its level and until when. */
+  function takeover(i) {
+    return (summary.seat_control || [])[i]?.takeover || null;
   }
 
   async function submit(move, how = {}) {
@@ -145,19 +169,97 @@ export async function showMatch(root, matchId, seat) {
     await refresh();
   }
 
+  async function resign() {
+    confirming = null;
+    try {
+      await api('POST', `/matches/${path(matchId)}/resign`, { token });
+      say('You resigned.', 'ok');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      say(err.text, 'error');
+    }
+    drawn = '';
+    await refresh();
+  }
+
+  async function leave() {
+    const level = leaveLevel;
+    leaving = true;
+    try {
+      await api('POST', `/matches/${path(matchId)}/leave`, { token, body: { level } });
+    } catch (err) {
+      leaving = false;
+      if (!(err instanceof ApiError)) throw err;
+      confirming = null;
+      say(err.text, 'error');
+      drawn = '';
+      await refresh();
+      return;
+    }
+    watchInstead(`You left: an AI (${level}) plays seat ${seat} (${names[seat]}) now. You are watching the match.`);
+  }
+
+  async function rematch() {
+    try {
+      const next = await api('POST', `/matches/${path(matchId)}/rematch`, { token });
+      if (next.token) tokens.put(next.match.id, next.seat, next.token);
+      carried = { text: next.match.status === 'waiting'
+        ? 'Rematch: it starts when the other players accept it (from their page of the last match).' : 'Rematch.', kind: 'ok' };
+      location.hash = `#/match/${encodeURIComponent(next.match.id)}${next.seat === null || next.seat === undefined ? '' : `/seat/${next.seat}`}`;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      say(err.text, 'error');
+    }
+  }
+
+  /** The token no longer plays this seat (it left, here or elsewhere): forget it and watch instead. */
+  function watchInstead(text) {
+    if (disposed) return;
+    tokens.remove(matchId, seat);
+    carried = { text, kind: 'info' };
+    stop();
+    disposed = true;
+    location.replace(`#/match/${encodeURIComponent(matchId)}`);
+  }
+
+  /** A 401 for this seat's token: if the seat was handed to an AI, say so and watch; else stop asking. */
+  async function tokenRefused(err) {
+    let now = null;
+    try { now = await api('GET', `/matches/${path(matchId)}`); } catch { now = null; }
+    if (disposed || leaving) return;
+    const control = now && (now.seat_control || [])[seat];
+    if (control && control.left) {
+      const level = control.takeover ? control.takeover.level : 'an AI';
+      watchInstead(`Seat ${seat} (${names[seat]}) left the match: an AI (${level}) plays it now, and this browser's token no longer does. You are watching the match.`);
+      return;
+    }
+    stop();
+    say(`${err.text} This page stopped following the match; open your invitation link again.`, 'error');
+  }
+
+  function seatLabel(s, i) {
+    const now = takeover(i);
+    return [names[i],
+      s && s.ai ? ` (AI: ${s.ai})` : '',
+      now ? ` (${(summary.seat_control[i] || {}).left ? 'left; ' : ''}AI ${now.level} plays ${now.until === 'turn' ? 'this turn' : 'it'})` : '',
+      !s || s.open ? ' (open)' : ''];
+  }
+
   function drawStatus() {
     const active = state.active_seats;
-    seatsEl.replaceChildren(...summary.seats.map((s, i) => h('li', { class: active.includes(i) ? 'active' : null },
-      names[i], s && s.ai ? ` (AI: ${s.ai})` : '', !s || s.open ? ' (open)' : '', i === seat ? ' — you' : '',
-      active.includes(i) ? ' ◀ to act' : '')));
-    if (state.status === 'finished') status.textContent = outcomeText(state.outcome, names);
-    else if (state.status === 'waiting') status.textContent = 'Waiting for every seat to be claimed (see the lobby).';
+    seatsEl.replaceChildren(...summary.seats.map((s, i) => h('li', { class: active.includes(i) ? 'active' : null, dataset: { seat: String(i) } },
+      seatLabel(s, i), i === seat ? ' — you' : '', active.includes(i) ? ' ◀ to act' : '')));
+    const mine = seat === null ? null : takeover(seat);
+    if (state.status === 'finished') fill(status, outcomeText(state.outcome, names));
+    else if (state.status === 'waiting') {
+      fill(status, summary.settings?.rematch_of ? 'Waiting for the other players to accept the rematch.'
+        : 'Waiting for every seat to be claimed (see the lobby).');
+    } else if (mine && active.includes(seat)) fill(status, `An AI (${mine.level}) plays your seat ${mine.until === 'turn' ? 'this turn' : 'now'} (version ${state.version}).`);
     else if (seat !== null && active.includes(seat)) {
       // Sealed steps (a simultaneous phase) wait unseen by others until you confirm: no new version.
       const sealed = state.sealed_steps ? `, ${state.sealed_steps} step${state.sealed_steps > 1 ? 's' : ''} not yet confirmed` : '';
-      status.textContent = `Your turn (version ${state.version}${sealed}).`;
-    }
-    else status.textContent = `Waiting for ${active.map((i) => names[i]).join(', ')} (version ${state.version}).`;
+      fill(status, `Your turn (version ${state.version}${sealed}).`);
+    } else fill(status, `Waiting for ${active.map((i) => names[i]).join(', ')} (version ${state.version}).`);
   }
 
   function drawMoves() {
@@ -183,6 +285,51 @@ export async function showMatch(root, matchId, seat) {
     fill(undoEl, h('h2', {}, 'Undo'),
       h('button', { type: 'button', id: 'undo-button', onclick: undo }, 'Undo my last move'),
       items.length ? h('ul', { class: 'requests' }, items) : null);
+  }
+
+  function ask(what) {
+    confirming = what;
+    drawSeat();
+    seatEl.querySelector('.cancel')?.focus();
+  }
+
+  function drawSeat() {
+    if (seat === null || !state) { seatEl.replaceChildren(); return; }
+    if (state.status === 'finished') {
+      const next = entries.find((e) => e.kind === 'lifecycle' && e.action === 'rematch');
+      fill(seatEl, h('h2', {}, 'Rematch'),
+        h('p', { class: 'quiet' }, next ? 'A rematch was asked for: same game, options and seats.' : 'The same game, options and seats again.'),
+        h('button', { type: 'button', id: 'rematch-button', onclick: rematch }, next ? 'Join the rematch' : 'Rematch'));
+      return;
+    }
+    if (state.status !== 'active') { seatEl.replaceChildren(); return; }
+    const heading = h('h2', {}, 'Your seat');
+    const what = confirming;
+    const cancel = () => { confirming = null; drawSeat(); seatEl.querySelector(`#${what}-button`)?.focus(); };
+    if (confirming === 'resign') {
+      fill(seatEl, heading, h('p', { id: 'confirm-text' }, 'Resign? The match ends now, and the other seats win.'),
+        h('div', { class: 'actions-row' },
+          h('button', { type: 'button', id: 'resign-confirm', class: 'danger', onclick: resign }, 'Yes, resign'),
+          h('button', { type: 'button', class: 'cancel', id: 'resign-cancel', onclick: cancel }, 'Cancel')));
+      return;
+    }
+    if (confirming === 'leave') {
+      fill(seatEl, heading, h('p', { id: 'confirm-text' }, `Leave? An AI (${leaveLevel}) plays your seat for the rest of the match, `,
+        'and this browser can no longer play it.'),
+      h('div', { class: 'actions-row' },
+        h('button', { type: 'button', id: 'leave-confirm', class: 'danger', onclick: leave }, 'Yes, leave'),
+        h('button', { type: 'button', class: 'cancel', id: 'leave-cancel', onclick: cancel }, 'Cancel')));
+      return;
+    }
+    const levels = info.ai_levels || [];
+    const control = (summary.seat_control || [])[seat];
+    const canLeave = levels.length && !control?.left && control?.takeover?.until !== 'match';
+    const level = canLeave ? h('select', { id: 'leave-level', 'aria-label': 'AI level that plays your seat',
+      onchange: (e) => { leaveLevel = e.target.value; } }, levels.map((l) => h('option', { value: l, selected: l === leaveLevel }, l))) : null;
+    fill(seatEl, heading, h('div', { class: 'actions-row' },
+      h('button', { type: 'button', id: 'resign-button', onclick: () => ask('resign') }, 'Resign…'),
+      canLeave ? [h('button', { type: 'button', id: 'leave-button', onclick: () => ask('leave') }, 'Leave to an AI…'),
+        h('label', { for: 'leave-level' }, 'AI level'), level] : null));
   }
 
   // -- redrawing without losing the player's place ------------------------------
@@ -213,7 +360,8 @@ export async function showMatch(root, matchId, seat) {
     // Redraw only on news: the view too, since a seat's own sealed steps (and their undo)
     // change it without a new version. What the player is doing survives a redraw: the
     // typed move (kept in ``typed``), the choice in each list of moves, and the focus.
-    const signature = JSON.stringify([state.version, state.status, requests, entries.length, summary.seats, state.view]);
+    const signature = JSON.stringify([state.version, state.status, requests, entries.length, summary.seats,
+      summary.seat_control, state.view]);
     if (signature === drawn) return;
     drawn = signature;
     const focused = document.activeElement;
@@ -232,6 +380,7 @@ export async function showMatch(root, matchId, seat) {
     });
     drawMoves();
     drawUndo();
+    drawSeat();
     for (const [id, label] of choices) {
       const select = id && movesEl.querySelector(`#${CSS.escape(id)}`);
       const option = select && [...select.options].find((o) => o.textContent === label);
@@ -263,7 +412,7 @@ export async function showMatch(root, matchId, seat) {
     const added = await allEntries(matchId, token, known);
     // An undo entry marks earlier entries undone: read the whole history again.
     entries = added.some((e) => e.kind === 'undo') ? await allEntries(matchId, token) : entries.concat(added);
-    const humans = summary.seats.filter((s) => s && !s.ai).length;
+    const humans = summary.seats.filter((s, i) => s && !s.ai && !takeover(i)).length;
     requests = seat !== null && humans > 1 && fresh.status === 'active'
       ? (await api('GET', `/matches/${path(matchId)}/undo-requests`)).requests : [];
     if (disposed) return;
@@ -280,6 +429,11 @@ export async function showMatch(root, matchId, seat) {
         again = false;
         try { await load(); } catch (err) {
           if (!(err instanceof ApiError)) throw err;
+          if (disposed) return;
+          if (err.status === 401 && seat !== null) {
+            if (!leaving) await tokenRefused(err);
+            return;
+          }
           say(err.text, 'error');
         }
       } while (again && !disposed);
@@ -287,16 +441,8 @@ export async function showMatch(root, matchId, seat) {
     return running;
   }
 
-  // Declared before the first load: a finished match stops them at once.
-  let stream = null;
-  let timer = null;
-  function stop() {
-    if (stream) stream.close();
-    clearInterval(timer);
-    live.textContent = 'over';
-  }
   await refresh();
-  if (state && state.status !== 'finished') {
+  if (!disposed && state && state.status !== 'finished') {
     stream = follow(matchId, token, state.version, {
       onEntry: () => refresh(),
       onState: (s) => {
@@ -309,7 +455,7 @@ export async function showMatch(root, matchId, seat) {
     // Otherwise a cheap look at the version catches up whatever the stream missed.
     timer = setInterval(async () => {
       if (busy || disposed) return;
-      if (summary.seats.filter((s) => s && !s.ai).length > 1) { refresh(); return; }
+      if (summary.seats.filter((s, i) => s && !s.ai && !takeover(i)).length > 1) { refresh(); return; }
       try {
         const now = await api('GET', `/matches/${path(matchId)}`);
         if (state && now.version !== state.version) refresh();

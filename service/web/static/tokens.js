@@ -20,6 +20,15 @@ export function put(matchId, seat, token) {
   localStorage.setItem(KEY, JSON.stringify(all));
 }
 
+/** Forget a seat's token (it no longer plays the seat: the seat was left to an AI). */
+export function remove(matchId, seat) {
+  const all = load();
+  if (!all[matchId]) return;
+  delete all[matchId][String(seat)];
+  if (!Object.keys(all[matchId]).length) delete all[matchId];
+  localStorage.setItem(KEY, JSON.stringify(all));
+}
+
 /** The invitation link for a seat: the token rides in the fragment, which browsers never send. */
 export function invitation(matchId, seat, token) {
   return `${location.origin}/#/join/${encodeURIComponent(matchId)}/${seat}/${encodeURIComponent(token)}`;
