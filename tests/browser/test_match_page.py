@@ -285,3 +285,17 @@ def test_a_seat_left_through_the_api_turns_its_page_into_a_spectators(open_tab, 
     bo.page.wait_for_timeout(6_000)
     assert len([e for e in bo.errors if "401" in e]) == seen, "no request with the retired token after that"
     assert seen <= 3
+
+
+def test_names_are_isolated_from_the_text_around_them(open_tab, server):
+    """A name holding a right-to-left override reorders only itself, in the seats, status and history."""
+    tab = open_tab()
+    hostile = "\u202eAna"
+    match_id, tokens = _match(server, "nim", [hostile, "Bo"], {"piles": [3, 4, 5]})
+    _nim_move(server, match_id, tokens)
+    _nim_move(server, match_id, tokens)  # one of the two is Ana's
+    _join(tab, server, match_id, 0, tokens[0])
+    tab.page.wait_for_selector("#history li[data-version='3']")
+    for where in (".who", ".seats li[data-seat='0']", "#history li"):
+        isolated = tab.page.locator(f"{where} bdi").all_text_contents()
+        assert hostile in isolated, where

@@ -213,11 +213,11 @@ export function render(root, ctx) {
   const cardInfo = card && card.kind === 'lines' ? [miniShape(card.lines, `card ${card.id}`), ` card ${card.id}: ${card.desc}`]
     : ' a shooting star: draw a diagonal run of 1 to 3 segments';
   const others = view.sheets.map((sheet, seat) => (seat === view.seat ? null : h('figure', { class: 'other' },
-    sheetSvg(view, sheet, { label: `${names[seat]}'s sheet` }), h('figcaption', {}, `${names[seat]}: ${sheet.name}`,
+    sheetSvg(view, sheet, { label: `${names[seat]}'s sheet` }), h('figcaption', {}, h('bdi', {}, names[seat]), `: ${sheet.name}`,
       view.confirmed[seat] ? ' · confirmed' : ''))));
   const scores = outcome && outcome.breakdown ? h('section', { class: 'breakdown' }, h('h3', {}, 'Scores'),
     h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, ''), Object.keys(outcome.breakdown[0]).map((k) => h('th', { scope: 'col' }, words(k))), h('th', {}, 'total'))),
-      h('tbody', {}, outcome.breakdown.map((row, seat) => h('tr', {}, h('th', { scope: 'row' }, names[seat]),
+      h('tbody', {}, outcome.breakdown.map((row, seat) => h('tr', {}, h('th', { scope: 'row' }, h('bdi', {}, names[seat])),
         Object.values(row).map((v) => h('td', {}, String(v))), h('td', {}, String(outcome.scores[seat])))))))) : null;
 
   root.append(h('div', { class: 'lats' },

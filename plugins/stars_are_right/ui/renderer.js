@@ -140,7 +140,7 @@ export function render(root, ctx) {
 
   const pool = h('p', { class: 'pool' }, 'Actions: ', Object.entries(view.pool).map(([k, n]) => h('span', { class: 'pool-item' }, `${ACTIONS[k] || k} ${n}`)));
   const seats = view.creatures.map((table, seat) => h('section', { class: `table ${view.current === seat ? 'active' : ''}` },
-    h('h3', {}, `${names[seat]}: ${view.vp[seat]} VP · ${view.hand_sizes[seat]} in hand`, view.current === seat ? ' · to act' : ''),
+    h('h3', {}, h('bdi', {}, names[seat]), `: ${view.vp[seat]} VP · ${view.hand_sizes[seat]} in hand`, view.current === seat ? ' · to act' : ''),
     table.length ? h('div', { class: 'cards' }, table.map((id) => cardView(id, byCard.get(id) || [], submit,
       view.tapped.includes(id) ? ' · tapped' : ''))) : h('p', { class: 'quiet' }, 'No creatures.')));
   const hand = view.hand ? h('section', { class: 'hand' }, h('h3', {}, 'Your hand'),

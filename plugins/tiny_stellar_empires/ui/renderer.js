@@ -96,7 +96,7 @@ function standingTables(view, names) {
   if (!st) return null;
   const final = st.basis === 'final';
   const seatHeads = names.map((name, seat) => h('th', { scope: 'col', 'data-seat': String(seat) },
-    seat === view.seat ? `${name} (you)` : name));
+    h('bdi', {}, name), seat === view.seat ? ' (you)' : ''));
   const majorities = h('section', { class: 'majorities', 'aria-label': 'Symbol majorities' },
     h('h3', {}, final ? 'Symbol majorities' : 'Symbol majorities now'),
     h('div', { class: 'scroll' }, h('table', {},
@@ -137,7 +137,7 @@ export function render(root, ctx) {
     const turns = `${view.turns[seat]}/${view.turns_per_player} turns`;
     const score = outcome ? ` · ${outcome.scores[seat]} VP` : '';
     return h('section', { class: `empire-row ${view.active.includes(seat) ? 'current' : ''}`, 'data-seat': String(seat) },
-      h('h3', {}, `${names[seat]}${seat === view.seat ? ' (you)' : ''}: ${view.hand_sizes[seat]} in hand · ${turns}`,
+      h('h3', {}, h('bdi', {}, names[seat]), `${seat === view.seat ? ' (you)' : ''}: ${view.hand_sizes[seat]} in hand · ${turns}`,
         view.tucked[seat].length ? ` · ${view.tucked[seat].length} tucked` : '', score,
         view.homeworlds ? ` · homeworld ${(set.names && set.names[view.homeworlds[seat]]) || view.homeworlds[seat]}` : '',
         view.active.includes(seat) ? ' · to act' : ''),

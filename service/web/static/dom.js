@@ -36,3 +36,29 @@ export function words(key) {
 export function fill(node, ...children) {
   return append(clear(node), children);
 }
+
+/** A player's name as an isolated run (<bdi>): bidi controls in a name cannot reorder the text around it. */
+export function bdi(name) {
+  return h('bdi', {}, name);
+}
+
+/** ``items`` separated by ``sep`` (nodes stay nodes, for ``h``'s children). */
+export function joined(items, sep = ', ') {
+  return items.flatMap((item, i) => (i ? [sep, item] : [item]));
+}
+
+const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A sentence from the server with every occurrence of a player's name isolated (see ``bdi``). */
+export function withNames(text, names) {
+  const known = [...new Set(names.filter((n) => typeof n === 'string' && n))].sort((a, b) => b.length - a.length);
+  if (!known.length) return [text];
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(new RegExp(known.map(escapeRe).join('|'), 'g'))) {
+    out.push(text.slice(at, m.index), bdi(m[0]));
+    at = m.index + m[0].length;
+  }
+  out.push(text.slice(at));
+  return out.filter((part) => part !== '');
+}

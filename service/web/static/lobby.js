@@ -2,7 +2,7 @@
 // that creates one, with the options form generated from the game's option schema.
 
 import { api, ApiError, game as gameInfo, path } from './api.js';
-import { h, fill, words } from './dom.js';
+import { h, bdi, fill, joined, words } from './dom.js';
 import * as tokens from './tokens.js';
 
 /** One form field per option, from its JSON Schema; ``read()`` returns only the changed options. */
@@ -152,7 +152,7 @@ function invitations(created) {
     const name = created.match.seats[seat].name;
     const field = h('input', { type: 'text', readonly: true, value: link, 'aria-label': `Invitation link for ${name}` });
     return h('li', {},
-      h('a', { href: `#/match/${encodeURIComponent(id)}/seat/${seat}`, class: 'play-link' }, `Play as ${name} (seat ${seat})`), ' ',
+      h('a', { href: `#/match/${encodeURIComponent(id)}/seat/${seat}`, class: 'play-link' }, 'Play as ', bdi(name), ` (seat ${seat})`), ' ',
       h('button', {
         type: 'button',
         onclick: async (event) => {
@@ -170,7 +170,7 @@ function invitations(created) {
 
 function matchRow(match, titles, onClaim) {
   const mine = tokens.seats(match.id);
-  const seats = match.seats.map((s, i) => (s && !s.open ? `${s.name}${s.ai ? ` (AI ${s.ai})` : ''}` : `seat ${i} open`)).join(', ');
+  const seats = joined(match.seats.map((s, i) => (s && !s.open ? [bdi(s.name ?? `Seat ${i}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i} open`)));
   const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
   const claim = open.map((i) => {
     const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });

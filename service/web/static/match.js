@@ -4,7 +4,7 @@
 // may resign, leave the seat to an AI, and ask for a rematch at the end.
 
 import { api, ApiError, allEntries, game as gameInfo, path } from './api.js';
-import { h, fill } from './dom.js';
+import { h, fill, bdi, joined, withNames } from './dom.js';
 import { movesPanel, typedMove } from './generic.js';
 import { drawBoard, loadRenderer } from './renderers.js';
 import { follow } from './stream.js';
@@ -14,11 +14,18 @@ export function seatNames(summary) {
   return summary.seats.map((s, i) => (s && s.name) || `Seat ${i}`);
 }
 
+/** "Finished. Winner: Ana. Scores: Ana 1, Bo 0." as nodes, every name isolated. */
 export function outcomeText(outcome, names) {
-  if (!outcome) return '';
-  const winners = outcome.winners.map((w) => names[w]).join(' and ') || 'nobody';
-  const scores = outcome.scores.map((s, i) => `${names[i]} ${s}`).join(', ');
-  return `Finished. Winner: ${winners}. Scores: ${scores}.`;
+  if (!outcome) return [];
+  const winners = outcome.winners.length ? joined(outcome.winners.map((w) => bdi(names[w])), ' and ') : ['nobody'];
+  const scores = joined(outcome.scores.map((s, i) => [bdi(names[i]), ` ${s}`]));
+  return ['Finished. Winner: ', winners, '. Scores: ', scores, '.'];
+}
+
+/** What an entry says, names isolated. */
+export function entryText(entry, names) {
+  if (entry.text.length) return withNames(entry.text.join(' '), names);
+  return [entry.kind];
 }
 
 // A fork says so, on the match page and in its replay: its history up to the fork is the
@@ -41,8 +48,7 @@ export function historyList(entries, names, current = null) {
       entry.kind === 'deal' ? 'deal' : ''].join(' ').trim() || null,
     'aria-current': entry.version === current ? 'step' : null,
     dataset: { version: String(entry.version) },
-  }, h('span', { class: 'v' }, `v${entry.version}`), ' ',
-  (entry.text.length ? entry.text : [entry.kind]).join(' '), entry.undone ? ' (undone)' : '')));
+  }, h('span', { class: 'v' }, `v${entry.version}`), ' ', entryText(entry, names), entry.undone ? ' (undone)' : '')));
 }
 
 /** Scroll ``box`` so that ``item`` shows, moving it as little as possible (the page itself does not move). */
@@ -96,7 +102,7 @@ export async function showMatch(root, matchId, seat) {
   const undoEl = h('section', { id: 'undo', 'aria-label': 'Undo' });
   const seatEl = h('section', { id: 'seat-actions', 'aria-label': 'Your seat' });
   const logEl = h('div', { id: 'history' });
-  const who = seat === null ? 'Watching as a spectator' : `You play seat ${seat} (${names[seat]})`;
+  const who = seat === null ? 'Watching as a spectator' : [`You play seat ${seat} (`, bdi(names[seat]), ')'];
   root.replaceChildren(
     h('h1', {}, info.title),
     h('p', { class: 'who' }, who, ' · ', live, ' · ',
@@ -135,7 +141,7 @@ export async function showMatch(root, matchId, seat) {
         { token, body: { move, expected_version: state.version } });
       accepted = true;
       if (how.typed) typed.value = '';
-      say(done.text.join(' ') || 'Move accepted.', 'ok');
+      say(withNames(done.text.join(' ') || 'Move accepted.', names), 'ok');
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       say(err.code === 'stale-version' ? `The match moved on; here is the new position. ${err.text}` : err.text, 'error');
@@ -196,7 +202,7 @@ export async function showMatch(root, matchId, seat) {
       await refresh();
       return;
     }
-    watchInstead(`You left: an AI (${level}) plays seat ${seat} (${names[seat]}) now. You are watching the match.`);
+    watchInstead(['You left: an AI (', level, ') plays seat ', String(seat), ' (', bdi(names[seat]), ') now. You are watching the match.']);
   }
 
   async function rematch() {
@@ -230,7 +236,7 @@ export async function showMatch(root, matchId, seat) {
     const control = now && (now.seat_control || [])[seat];
     if (control && control.left) {
       const level = control.takeover ? control.takeover.level : 'an AI';
-      watchInstead(`Seat ${seat} (${names[seat]}) left the match: an AI (${level}) plays it now, and this browser's token no longer does. You are watching the match.`);
+      watchInstead([`Seat ${seat} (`, bdi(names[seat]), `) left the match: an AI (${level}) plays it now, and this browser's token no longer does. You are watching the match.`]);
       return;
     }
     stop();
@@ -239,7 +245,7 @@ export async function showMatch(root, matchId, seat) {
 
   function seatLabel(s, i) {
     const now = takeover(i);
-    return [names[i],
+    return [bdi(names[i]),
       s && s.ai ? ` (AI: ${s.ai})` : '',
       now ? ` (${(summary.seat_control[i] || {}).left ? 'left; ' : ''}AI ${now.level} plays ${now.until === 'turn' ? 'this turn' : 'it'})` : '',
       !s || s.open ? ' (open)' : ''];
@@ -259,7 +265,7 @@ export async function showMatch(root, matchId, seat) {
       // Sealed steps (a simultaneous phase) wait unseen by others until you confirm: no new version.
       const sealed = state.sealed_steps ? `, ${state.sealed_steps} step${state.sealed_steps > 1 ? 's' : ''} not yet confirmed` : '';
       fill(status, `Your turn (version ${state.version}${sealed}).`);
-    } else fill(status, `Waiting for ${active.map((i) => names[i]).join(', ')} (version ${state.version}).`);
+    } else fill(status, 'Waiting for ', joined(active.map((i) => bdi(names[i]))), ` (version ${state.version}).`);
   }
 
   function drawMoves() {
@@ -273,7 +279,7 @@ export async function showMatch(root, matchId, seat) {
   function drawUndo() {
     if (seat === null || state.status !== 'active') { undoEl.replaceChildren(); return; }
     const items = requests.map((r) => {
-      const asked = `${names[r.seat]} asks to undo back to version ${r.target}.`;
+      const asked = [bdi(names[r.seat]), ` asks to undo back to version ${r.target}.`];
       if (r.seat === seat) return h('li', {}, 'Your undo request is waiting for approval.');
       if (String(seat) in r.votes && r.votes[String(seat)] === null) {
         return h('li', { class: 'ask' }, asked, ' ',

@@ -3,8 +3,8 @@
 // match runs; a spectator the public one; after the end, all is public.
 
 import { api, ApiError, allEntries, game as gameInfo, path } from './api.js';
-import { h } from './dom.js';
-import { forkNote, historyList, outcomeText, reveal, seatNames } from './match.js';
+import { h, fill, bdi } from './dom.js';
+import { entryText, forkNote, historyList, outcomeText, reveal, seatNames } from './match.js';
 import { drawBoard, loadRenderer } from './renderers.js';
 import * as tokens from './tokens.js';
 
@@ -46,8 +46,8 @@ export async function showReplay(root, matchId, seat) {
       status: state.status, activeSeats: state.active_seats, submit: async () => {}, readOnly: true,
     });
     const current = entries.find((e) => e.version === version);
-    status.textContent = state.outcome ? outcomeText(state.outcome, names)
-      : `Version ${version}: ${current ? current.text.join(' ') : ''}`;
+    if (state.outcome) fill(status, outcomeText(state.outcome, names));
+    else fill(status, `Version ${version}: `, current ? entryText(current, names) : '');
     sentences.replaceChildren(historyList(entries.filter((e) => e.version <= version), names, version));
     reveal(sentences, sentences.querySelector('li.current'));
   }
@@ -55,7 +55,7 @@ export async function showReplay(root, matchId, seat) {
   slider.addEventListener('input', () => go(Number(slider.value)));
   root.replaceChildren(
     h('h1', {}, `Replay: ${info.title}`),
-    h('p', { class: 'who' }, seat === null ? 'As a spectator sees it' : `As seat ${seat} (${names[seat]}) sees it`, ' · ',
+    h('p', { class: 'who' }, seat === null ? 'As a spectator sees it' : [`As seat ${seat} (`, bdi(names[seat]), ') sees it'], ' · ',
       h('a', { href: `#/match/${encodeURIComponent(matchId)}${seat === null ? '' : `/seat/${seat}`}` }, 'Back to the match')),
     ...[forkNote(summary)].filter(Boolean),
     h('div', { class: 'scrub' },
