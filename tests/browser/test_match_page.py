@@ -299,3 +299,22 @@ def test_names_are_isolated_from_the_text_around_them(open_tab, server):
     for where in (".who", ".seats li[data-seat='0']", "#history li"):
         isolated = tab.page.locator(f"{where} bdi").all_text_contents()
         assert hostile in isolated, where
+
+
+def test_an_undo_in_the_history_says_who_undid_and_to_where(open_tab, server):
+    tab = open_tab()
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _, state = http_json("GET", f"{server.base}/api/matches/{match_id}/state")
+    mover = state["active_seats"][0]
+    _nim_move(server, match_id, tokens)
+    base = f"{server.base}/api/matches/{match_id}"
+    _, asked = http_json("POST", f"{base}/undo", {"steps": 1}, token=tokens[mover])
+    if asked["status"] != "applied":  # the other seat consents
+        request = asked["request"]["id"]
+        http_json("POST", f"{base}/undo-requests/{request}", {"approve": True}, token=tokens[1 - mover])
+    tab.page.goto(f"{server.base}/#/match/{match_id}")
+    tab.page.wait_for_selector("#history li[data-version='3']")
+    assert (
+        tab.page.text_content("#history li[data-version='3']")
+        == f"v3 {['Ana', 'Bo'][mover]} undid to version 1."
+    )

@@ -17,6 +17,7 @@ const COLS = content.board.columns;
 const ROWS = content.board.rows;
 const STEP = 30;
 const PAD = 18;
+const SUN_STRIP = 12;
 const CARDS = new Map(content.night_cards.cards.map((c) => [c.id, c]));
 const OUTSIDE = new Set(content.board.outside_dome.map(([x, y]) => `${x},${y}`));
 const OBJECTS = [
@@ -86,13 +87,15 @@ function sheetSvg(view, sheetJson, { targets = [], preview = [], previewPoint = 
   const data = content.sheets[sheetJson.sheet];
   const stars = new Set([...data.stars, ...sheetJson.new_stars].map(key));
   const planets = [...data.planets, ...sheetJson.planets];
-  const svg = s('svg', {
-    viewBox: `0 0 ${2 * PAD + (COLS - 1) * STEP} ${2 * PAD + (ROWS - 1) * STEP}`, class: 'sheet', role: 'group', 'aria-label': label,
-  });
   const low = view.lowest_usable_row;
+  // The closed rows' label goes in a strip below the bottom row: over it, it would hide that row's stars.
+  const strip = low > 0 ? SUN_STRIP : 0;
+  const svg = s('svg', {
+    viewBox: `0 0 ${2 * PAD + (COLS - 1) * STEP} ${2 * PAD + (ROWS - 1) * STEP + strip}`, class: 'sheet', role: 'group', 'aria-label': label,
+  });
   if (low > 0) {
-    svg.append(s('rect', { x: 0, y: Y(low - 1) - STEP / 2, width: 2 * PAD + COLS * STEP, height: low * STEP + PAD, class: 'closed' }),
-      s('text', { x: PAD, y: Y(0) + 4, class: 'sun' }, `☀ rows 0–${low - 1} closed`));
+    svg.append(s('rect', { x: 0, y: Y(low - 1) - STEP / 2, width: 2 * PAD + COLS * STEP, height: low * STEP + PAD + strip, class: 'closed' }),
+      s('text', { x: PAD, y: Y(0) + PAD + strip / 2, class: 'sun' }, `☀ rows 0–${low - 1} closed`));
   }
   for (let y = 0; y < ROWS; y += 1) {
     for (let x = 0; x < COLS; x += 1) {

@@ -22,9 +22,13 @@ export function outcomeText(outcome, names) {
   return ['Finished. Winner: ', winners, '. Scores: ', scores, '.'];
 }
 
-/** What an entry says, names isolated. */
+/** What an entry says, names isolated; an undo (which has no sentence of its own) says who undid to where. */
 export function entryText(entry, names) {
   if (entry.text.length) return withNames(entry.text.join(' '), names);
+  if (entry.kind === 'undo') {
+    const to = entry.target === undefined ? '' : ` to version ${entry.target}`;
+    return entry.seat === null || entry.seat === undefined ? [`Undone${to}.`] : [bdi(names[entry.seat] ?? `Seat ${entry.seat}`), ` undid${to}.`];
+  }
   return [entry.kind];
 }
 
