@@ -288,9 +288,10 @@ def test_a_seat_left_through_the_api_turns_its_page_into_a_spectators(open_tab, 
 
 
 def test_names_are_isolated_from_the_text_around_them(open_tab, server):
-    """A name holding a right-to-left override reorders only itself, in the seats, status and history."""
+    """A right-to-left name (the server refuses bidi controls, but Arabic and Hebrew names are
+    welcome) reorders only itself, in the seats, status and history: each is a <bdi>."""
     tab = open_tab()
-    hostile = "\u202eAna"
+    hostile = "عائشة"
     match_id, tokens = _match(server, "nim", [hostile, "Bo"], {"piles": [3, 4, 5]})
     _nim_move(server, match_id, tokens)
     _nim_move(server, match_id, tokens)  # one of the two is Ana's
