@@ -15,8 +15,8 @@ import time
 
 import click
 
-from .config import Config
-from .errors import PluginError
+from .config import Config, ConfigError
+from .errors import GameroomError, PluginError
 
 log = logging.getLogger("gameroom")
 
@@ -25,10 +25,16 @@ class _Group(click.Group):
     """Start-up failures of plugins end every command with their message, not a traceback."""
 
     def invoke(self, ctx):
+        import redis
+
         try:
             return super().invoke(ctx)
-        except PluginError as exc:
+        except (PluginError, ConfigError) as exc:
             raise click.ClickException(str(exc)) from None
+        except redis.ConnectionError as exc:
+            raise click.ClickException(
+                f"Cannot reach Redis ({exc}). Check GAMEROOM_REDIS_URL, or unset it to use an embedded Redis."
+            ) from None
 
 
 def _setup_logging(level: str) -> None:
@@ -123,13 +129,24 @@ def _check_port_free(host: str, port: int) -> None:
             ) from None
 
 
+def _check_redis_url(url: str, name: str) -> None:
+    """Refuse a Redis URL that no client can use, before anything starts (else every worker fails)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url)
+    except ValueError as exc:
+        raise click.ClickException(f"{name} is not a Redis URL: {exc}") from None
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--log-level",
     default="INFO",
     show_default=True,
     envvar="GAMEROOM_LOG_LEVEL",
-    help="Logging level: DEBUG, INFO, WARNING, ERROR.",
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    help="Logging level.",
 )
 @click.pass_context
 def main(ctx, log_level):
@@ -140,13 +157,20 @@ def main(ctx, log_level):
     redis-server is started with its data in GAMEROOM_DATA_DIR (default ./var).
     """
     _setup_logging(log_level)
-    ctx.obj = Config.from_env()
+    try:
+        ctx.obj = Config.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()
 @click.option("--host", default=None, help="Interface to listen on  [default: 127.0.0.1]")
-@click.option("--port", type=int, default=None, help="Port to listen on  [default: 8000]")
-@click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes.")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=None, help="Port to listen on  [default: 8000]"
+)
+@click.option(
+    "--workers", type=click.IntRange(1), default=2, show_default=True, help="gunicorn worker processes."
+)
 @click.option(
     "--ai-workers",
     type=click.IntRange(0),
@@ -170,7 +194,13 @@ def serve(config: Config, host, port, workers, ai_workers):
     already serves the data folder (GAMEROOM_DATA_DIR; it is locked while in use).
     """
     host = host or config.host
-    port = port or config.port
+    port = port if port is not None else config.port
+    if not 1 <= port <= 65535:
+        raise click.BadParameter(f"{port} is not a port (1-65535).", param_hint="GAMEROOM_PORT")
+    if config.redis_url:
+        _check_redis_url(config.redis_url, "GAMEROOM_REDIS_URL")
+    if config.queue_redis_url:
+        _check_redis_url(config.queue_redis_url, "GAMEROOM_QUEUE_REDIS_URL")
     parent = os.getpid()
     _check_port_free(host, port)
     from .eventstore.connect import ClusterURLError, refuse_cluster_queue
@@ -429,6 +459,7 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
 
     Example: gameroom tournament --game nim --seats mcts,greedy -n 200 -j 2 --chart nim.png
     """
+    from marshmallow import ValidationError
     from tqdm import tqdm
 
     from .ai import tournament as tour
@@ -447,8 +478,8 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
                 options=options,
                 progress=lambda result: bar.update(1),
             )
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
+        except (ValueError, GameroomError, ValidationError) as exc:  # an unknown game, bad options
+            raise click.UsageError(str(getattr(exc, "detail", None) or exc)) from None
     failed = _report_tournament(
         results, slug, labels, levels, budget, search_settings, seed, chart, json_path
     )

@@ -89,9 +89,13 @@ class Config:
     def from_env(cls, environ=os.environ, **overrides) -> Config:
         values = {}
         for f in fields(cls):
-            raw = environ.get(f"GAMEROOM_{f.name.upper()}")
+            name = f"GAMEROOM_{f.name.upper()}"
+            raw = environ.get(name)
             if raw is not None:
-                values[f.name] = _CONVERT.get(f.type, str)(raw)
+                try:
+                    values[f.name] = _CONVERT.get(f.type, str)(raw)
+                except ValueError:
+                    raise ConfigError(f"{name}={raw!r} is not {_KIND.get(f.type, 'valid')}.") from None
         return replace(cls(**values), **overrides)
 
 
@@ -105,3 +109,8 @@ def _flag(raw: str) -> bool:
 
 
 _CONVERT = {"int": int, "float": float, "str": str, "bool": _flag}
+_KIND = {"int": "a whole number", "float": "a number", "bool": "a yes/no setting (use 1 or 0)"}
+
+
+class ConfigError(ValueError):
+    """A GAMEROOM_* variable that cannot be read as its setting's type."""
