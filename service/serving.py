@@ -117,6 +117,16 @@ class IdleClosingHandler(PyWSGIHandler):
             self.response_headers, self.response_length = [], len(response)
         return (str(ex.status), response)
 
+    def start_response(self, status, headers, exc_info=None):
+        """gevent's, but a response to a request whose chunked body could not be read closes the
+        connection: where the next request starts is unknown, and reading on would take the rest
+        of a malformed body (``Z`` then ``GET /…``) for a request of its own. gevent expects its
+        caller to close the socket after such an error; the app answered it (a 400) instead."""
+        if getattr(self.wsgi_input, "_chunked_input_error", False):
+            headers = [(k, v) for k, v in headers if k.lower() not in ("connection", "keep-alive")]
+            headers.append(("Connection", "close"))
+        return super().start_response(status, headers, exc_info)
+
     def log_error(self, msg, *args):
         """gevent's log of a client error, through logging (with a time), its query strings cut."""
         message = msg % args if args else msg

@@ -142,6 +142,25 @@ def test_a_request_smuggled_after_a_bare_cr_is_not_answered(served):
     assert received.count(b"HTTP/1.1 ") == 1, "only the first request is answered"
 
 
+@pytest.mark.parametrize("size_line", [b"Z", b"+2\r\n{}", b"2\r\n{}XY"])
+def test_a_chunked_body_that_cannot_be_read_closes_the_connection(served, size_line):
+    """The rest of a malformed chunked body must not be read as a request of its own."""
+    smuggled = b"GET /api/games/nim HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    head = (
+        b"POST /api/matches HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Type: application/json\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(head + size_line + smuggled)
+        sock.settimeout(5)
+        received = b""
+        while chunk := sock.recv(65536):  # to the end: the server closes the connection
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 400 "), received
+    assert received.count(b"HTTP/1.1 ") == 1, "only the first request is answered"
+    assert b"connection: close" in received.lower() and b"keep-alive: timeout" not in received.lower()
+
+
 @pytest.mark.parametrize(
     "content_type", ["multipart/form-data; boundary=x", "message/rfc822", "multipart/mixed"]
 )
