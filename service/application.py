@@ -628,6 +628,20 @@ class Matches:
             return MoveResult(result.version, entry, new)
         raise Conflict("The match is too busy; try again.", code="busy")
 
+    def check_in_time(self, loaded: Loaded, seat: int) -> None:
+        """Refuse an action of ``seat`` (a leave, an undo) once its time has run out, with the
+        timeout policy applied first, as a late move is: else a leave sent after the deadline
+        would hand the seat to an AI and escape a forfeit. A conflict (the timeout job came
+        first) is refused as stale: the caller's next try sees what it did."""
+        if loaded.folded.lifecycle is None or not lifecycle.out_of_time(
+            loaded.record, loaded.folded, seat, self.clock()
+        ):
+            return
+        try:
+            self._time_out_instead(loaded, seat)
+        except VersionConflict:
+            raise Conflict("The match moved on; try again.", code="stale-version") from None
+
     def _time_out_instead(self, loaded: Loaded, seat: int) -> None:
         """Refuse a move of ``seat``, whose time has run out, with ``out-of-time``, having applied the
         match's timeout policy first (VersionConflict if the match moved since ``loaded``).

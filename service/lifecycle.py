@@ -119,6 +119,7 @@ class Lifecycle:
             self._active(loaded)
             if lifecycle.taken_over(loaded.folded, seat):
                 raise Conflict("An AI plays this seat already.", code="seat-played-by-ai")
+            self.matches.check_in_time(loaded, seat)  # a late leave must not escape the timeout
             return lifecycle.entry(
                 lifecycle.LEAVE,
                 seat,

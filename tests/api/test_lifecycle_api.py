@@ -527,6 +527,23 @@ def test_a_late_move_under_a_forfeit_policy_ends_the_match_and_is_refused(api, m
     problem(api.move(match_id, tokens[first], NIM_TAKE), 409, "match-over")
 
 
+def test_a_leave_or_undo_after_the_deadline_does_not_escape_a_forfeit(api, matches):
+    """A leave sent late would hand the seat to an AI and the forfeit would never come."""
+    for action, body in (("leave", {"level": "greedy"}), ("undo", {"steps": 1})):
+        matches.clock = clock = _Clock(9_000_000.0)
+        match_id, tokens, _admin = _create(api, clock={"per_move": 10}, timeout={"action": "forfeit"})
+        first = _first(api, match_id)
+        assert api.move(match_id, tokens[first], NIM_TAKE).status_code == 201
+        second = 1 - first
+        assert api.move(match_id, tokens[second], NIM_TAKE).status_code == 201
+        clock.t += 10.0  # the first seat's deadline
+        late = api.post(f"/api/matches/{match_id}/{action}", body, token=tokens[first])
+        problem(late, 409, "out-of-time")
+        summary = api.get(f"/api/matches/{match_id}").get_json()
+        assert summary["status"] == "finished" and summary["outcome"]["winners"] == [second], action
+        assert [e.get("action") for e in _history(api, match_id)][-1] == "timeout"
+
+
 def test_a_move_just_before_the_deadline_is_accepted_with_its_time(api, matches):
     matches.clock = clock = _Clock(8_000_000.0)
     match_id, tokens, _admin = _create(api, clock={"per_move": 10}, timeout={"action": "forfeit"})
