@@ -21,6 +21,7 @@ import email.parser
 import logging
 import re
 import resource
+import sys
 import warnings
 
 import gevent
@@ -239,7 +240,26 @@ class GeventWorker(GeventPyWSGIWorker):
             "wire_moves": not self.cfg.accesslog,
         }
         self.wsgi_handler = type("IdleClosingHandler", (IdleClosingHandler,), settings)
-        super().run()
+        try:
+            super().run()
+        finally:
+            self._left_run = True
+
+    _left_run = False
+
+    def handle_quit(self, sig, frame):
+        """gunicorn's quick stop (Ctrl-C, SIGQUIT), in a greenlet as gunicorn's gevent worker does:
+        the worker stops, then exits at once unless it has already left its loop. gunicorn's own
+        exits regardless, and that SystemExit then reached the interpreter's shutdown (a worker with
+        an open live stream leaves its loop at once) and was logged as a traceback."""
+        gevent.spawn(self._quit)
+
+    def _quit(self):
+        self.alive = False
+        self.cfg.worker_int(self)
+        gevent.sleep(0.1)
+        if not self._left_run:
+            sys.exit(0)
 
 
 def raise_open_files_limit() -> int:

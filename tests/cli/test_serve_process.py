@@ -68,6 +68,27 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
         assert again.stop() == 0
 
 
+@pytest.mark.slow
+def test_ctrl_c_with_a_live_stream_open_stops_cleanly_without_a_traceback(tmp_path):
+    import socket
+
+    server = Served(tmp_path, workers=1).start()
+    try:
+        _, created = http_json(
+            "POST", server.base + "/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]}
+        )
+        stream = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        stream.sendall(
+            f"GET /api/matches/{created['match']['id']}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        )
+        assert stream.recv(64).startswith(b"HTTP/1.1 200")  # the stream is open
+    finally:
+        code = server.stop()
+    log = (tmp_path / "serve.log").read_text()
+    assert code == 0, log
+    assert "Traceback" not in log and "failed with SystemExit" not in log, log
+
+
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
     server = Served(tmp_path_factory.mktemp("live"), workers=1).start()
