@@ -1,6 +1,7 @@
 """`gameroom serve` as a user runs it: a real process, embedded Redis, AI worker, Ctrl-C."""
 
 import os
+import signal
 import subprocess
 import time
 
@@ -72,7 +73,7 @@ def test_serve_answers_plays_ai_stops_on_ctrl_c_and_keeps_matches(tmp_path):
 def test_ctrl_c_with_a_live_stream_open_stops_cleanly_without_a_traceback(tmp_path):
     import socket
 
-    server = Served(tmp_path, workers=1).start()
+    server = Served(tmp_path, workers=1, ai_workers=0).start()
     try:
         _, created = http_json(
             "POST", server.base + "/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]}
@@ -82,6 +83,13 @@ def test_ctrl_c_with_a_live_stream_open_stops_cleanly_without_a_traceback(tmp_pa
             f"GET /api/matches/{created['match']['id']}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode()
         )
         assert stream.recv(64).startswith(b"HTTP/1.1 200")  # the stream is open
+        time.sleep(1)  # and waiting for entries
+        # Ctrl-C as a terminal sends it: SIGINT to the server and to its HTTP worker (which gunicorn
+        # also sends SIGQUIT), one process after the other
+        pids = subprocess.run(["pgrep", "-f", f"serve --port {server.port}"], capture_output=True, text=True)
+        for pid in sorted(int(p) for p in pids.stdout.split()):
+            os.kill(pid, signal.SIGINT)
+        server.proc.wait(30)
     finally:
         code = server.stop()
     log = (tmp_path / "serve.log").read_text()
