@@ -212,7 +212,15 @@ class History:
             # is dealt anew, before anyone can act in the fork.
             entries = entries + [{**deal, "time": self.matches.clock()}]
         loaded, tokens = self._store_copy(new, entries)
-        if loaded.folded.lifecycle is not None:  # the fork's own players, and its clocks run from now
+        overlay = loaded.folded.lifecycle
+        over = lifecycle.ended(loaded.folded) or game.outcome(loaded.folded.state) is not None
+        if (
+            overlay is not None
+            and not over
+            and (overlay["clock"] or any(overlay["ai"]) or any(overlay["left"]))
+        ):
+            # The fork's seats are its own players' (no takeover of the original's carries over),
+            # and its clocks run from now. A fork that is over, or has neither, gets no ``start``.
             loaded = self.matches.append(
                 loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats)
             )

@@ -286,3 +286,43 @@ def test_a_clocked_forks_deal_charges_no_seats_time(api, matches):
     assert [e["kind"] for e in entries[2:]] == ["deal", "lifecycle"] and entries[3]["action"] == "start"
     [running] = [s for s in summary["clock"]["seats"] if s["running"]]
     assert running["seat"] == 0 and running["bank"] == 50.0 and running["deadline"] == clock.t + 50
+
+
+def _resigned_nim(api, **clock):
+    match_id, tokens = api.create("nim", options={"piles": [2, 2]}, **clock)
+    [seat] = api.get(f"/api/matches/{match_id}").get_json()["active_seats"]
+    assert api.move(match_id, tokens[seat], api.legal(match_id, tokens[seat])[0]).status_code == 201
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[seat]).status_code == 201
+    return match_id, len(api.get(f"/api/matches/{match_id}/events").get_json()["entries"])
+
+
+@pytest.mark.parametrize("clock", [{}, {"clock": {"bank": 60}}], ids=["no clock", "clock"])
+def test_a_fork_of_a_finished_match_starts_no_clocks(api, clock):
+    """Only a fork whose clocks can run gets a ``start`` entry: not one with no clock (a
+    resignation or a leave in its history made the overlay), nor one that is over."""
+    match_id, last = _resigned_nim(api, **clock)
+    fork, _ = _fork(api, match_id, last)
+    entries = api.get(f"/api/matches/{fork}/events").get_json()["entries"]
+    assert len(entries) == last and entries[-1]["action"] == "resign"
+    export = api.get(f"/api/matches/{fork}/export").get_json()
+    assert api.post("/api/matches/import", export).status_code == 201
+
+
+def test_a_fork_after_a_leave_gives_the_seat_back_to_the_forks_player(api):
+    """The original's takeover does not carry over: the fork's ``start`` hands every seat to the
+    fork's own players, with or without a clock."""
+    match_id, tokens = api.create("nim", options={"piles": [2, 2]})
+    r = api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[0])
+    assert r.status_code == 201, r.get_json()
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[1]).status_code == 201
+    fork, _ = _fork(api, match_id, 2)
+    entries = api.get(f"/api/matches/{fork}/events").get_json()["entries"]
+    assert [e.get("action") for e in entries] == [None, "leave", "start"]
+    assert not any(s["takeover"] for s in api.get(f"/api/matches/{fork}").get_json()["seat_control"])
+
+
+def test_a_clocked_fork_before_the_end_starts_its_clocks(api):
+    match_id, last = _resigned_nim(api, clock={"bank": 60})
+    fork, _ = _fork(api, match_id, last - 1)
+    entries = api.get(f"/api/matches/{fork}/events").get_json()["entries"]
+    assert entries[-1]["kind"] == "lifecycle" and entries[-1]["action"] == "start"
