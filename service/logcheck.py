@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from . import logform, tagged
+from . import logform, logorder, tagged
 from .core import decider, lifecycle
 from .core.decider import CONFIRMS, Folded
 from .core.rng import seed_at
@@ -24,25 +24,38 @@ class TamperedLog(GameroomError):
 
 
 def _check_lifecycle(
-    game, folded: Folded, entry: dict, num_seats: int, version: int, levels: Collection[str], bad
+    game,
+    folded: Folded,
+    entry: dict,
+    num_seats: int,
+    version: int,
+    levels: Collection[str],
+    order: tuple[Collection[int], bool],
+    bad,
 ) -> dict:
-    """A lifecycle entry as the log may hold it: a known action by a seat of the match, and a
-    resignation's or forfeit's outcome what the game says it is."""
+    """A lifecycle entry as the log may hold it: a known action by a seat of the match (none for
+    the clocks' start, none or one for a rematch) that the match could take where it stands
+    (:mod:`gameroom.logorder`; ``order``: the fork points and whether anything was played yet),
+    with a resignation's or forfeit's outcome the one the game gives."""
     action = entry.get("action")
-    if action not in lifecycle.ACTIONS:
+    if not isinstance(action, str) or action not in lifecycle.ACTIONS:
         bad(version, "an unknown lifecycle action or seat")
-    seat = logform.seat(entry.get("seat"), num_seats, version, bad, optional=True)
-    if entry.get("events"):
-        bad(version, "a lifecycle entry carries no game events")
+    optional = action in (lifecycle.START, lifecycle.REMATCH)
+    seat = logform.seat(entry.get("seat"), num_seats, version, bad, optional=optional)
+    logform.no_events(entry, version, bad)
     if entry.get("num_seats", num_seats) != num_seats:
         bad(version, "the entry names another number of seats")
     fields = logform.lifecycle_fields(entry, levels, version, bad)
+    logorder.check_lifecycle(game, folded, action, seat, fields, version, *order, bad)
     ends = action == lifecycle.RESIGN or (
         action == lifecycle.TIMEOUT and fields["policy"]["action"] == lifecycle.FORFEIT
     )
-    if ends and entry.get("outcome") != lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats):
-        bad(version, "the outcome is not what the game says a resignation or forfeit means")
-    if not ends and "outcome" in entry:
+    if ends:
+        # stored as the game computes it: an outcome that only compares equal (``winners: [true]``) is not
+        fields["outcome"] = lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats)
+        if entry.get("outcome") != fields["outcome"]:
+            bad(version, "the outcome is not what the game says a resignation or forfeit means")
+    elif "outcome" in entry:
         bad(version, "only a resignation or a forfeit carries an outcome")
     return {**lifecycle.entry(action, seat, num_seats=num_seats), **fields}
 
@@ -100,6 +113,8 @@ def verified_log(
     states = {1: folded.state}
     decided: dict[int, dict] = {}  # version -> the move entry as re-decided (for undo's refold)
     allowed_keys = tagged.move_keys(game.schemas())
+    fork_points = {v for start, _ in schedule[1:] for v in (start, start + 1)}
+    moved = False  # whether an entry after the setup changed the game
     for i, entry in enumerate(entries[1:], start=2):
         if entry.get("version", i) != i:
             bad(i, "versions are not consecutive")
@@ -111,17 +126,19 @@ def verified_log(
                 if isinstance(move, dict) and tagged.unknown_keys(allowed_keys, move):
                     bad(i, "the move carries fields its type does not take")
                 seat = logform.seat(entry.get("seat"), num_seats, i, bad)
-                expected = _expected_move(game, folded, entry, seed_at(schedule, i), i)
-                logform.same_flags(entry, expected, i, bad)
                 if "actor" in entry:
                     meta["actor"] = logform.actor(entry["actor"], i, bad)
+                logorder.check_move(folded, seat, meta.get("actor"), i, bad)
+                expected = _expected_move(game, folded, entry, seed_at(schedule, i), i)
+                logform.same_flags(entry, expected, i, bad)
                 expected["seat"] = seat
             elif kind == "undo":
                 logform.seat(entry.get("seat"), num_seats, i, bad)
                 expected = _expected_undo(game, folded, entry, i, states, decided)
                 meta |= logform.undo_fields(entry, _cancelled(folded, expected), i, bad)
             elif kind == "lifecycle":
-                expected = _check_lifecycle(game, folded, entry, num_seats, i, levels, bad)
+                order = (fork_points, moved)
+                expected = _check_lifecycle(game, folded, entry, num_seats, i, levels, order, bad)
             elif kind == decider.DEAL:
                 expected = _expected_deal(game, folded, entry, schedule, i)
             else:
@@ -133,6 +150,7 @@ def verified_log(
         canonical = {**expected, **meta}
         if kind in ("undo", "lifecycle"):
             canonical |= {"drew": False, "reveal": False}
+        moved = moved or kind in ("move", "undo", decider.DEAL)
         folded = decider.apply_entry(game, folded, {**canonical, "version": i})
         log_.append(canonical)
         states[i] = folded.state
@@ -219,11 +237,15 @@ def _expected_undo(game, folded: Folded, entry: dict, i: int, states: dict, deci
     """
     bad = _tampered
     target, seat = entry.get("target"), entry.get("seat")
-    if target not in [c[0] for c in folded.checkpoints[:-1]]:
+    logform.no_events(entry, i, bad)
+    if (
+        not isinstance(target, int)
+        or isinstance(target, bool)
+        or target not in [c[0] for c in folded.checkpoints[:-1]]
+    ):
         bad(i, "the undo crosses a random draw or a reveal")
-    keeps = entry.get("keeps") or []
-    if not isinstance(keeps, list):
-        bad(i, "the undo's keeps are not a list of versions")
+    logorder.check_undo(folded, seat, target, i, bad)
+    keeps = logform.versions(entry.get("keeps", []), i, bad)
     if keeps and tuple(keeps) != selective_keeps(folded, seat, target):
         bad(i, "the undo keeps steps a selective undo may not keep")
     if any(c[2] & CONFIRMS for c in folded.checkpoints if c[0] > target and c[0] not in keeps):

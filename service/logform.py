@@ -62,11 +62,13 @@ def meta(entry: dict, version: int, rules_version: int, bad: Bad) -> dict:
     so it is stored under the current one, and no upcast ever runs on it).
 
     Also refuses keys the entry's kind (a lifecycle entry's action) does not carry."""
-    kind = entry.get("kind")
+    kind, action = entry.get("kind"), entry.get("action")
     if kind == lifecycle.LIFECYCLE:
-        allowed = _COMMON | {"action"} | LIFECYCLE_KEYS.get(entry.get("action"), set())
+        allowed = (
+            _COMMON | {"action"} | (LIFECYCLE_KEYS.get(action, set()) if isinstance(action, str) else set())
+        )
     else:
-        allowed = KEYS.get(kind, _COMMON)
+        allowed = KEYS.get(kind, _COMMON) if isinstance(kind, str) else _COMMON
     extra = sorted(str(k)[:40] for k in entry if k not in allowed)
     if extra:
         bad(version, f"the entry carries fields the server never writes ({', '.join(extra[:5])})")
@@ -85,6 +87,22 @@ def same_flags(entry: dict, expected: dict, version: int, bad: Bad) -> None:
     for flag in ("drew", "reveal"):
         if entry.get(flag, expected[flag]) is not expected[flag]:
             bad(version, f"its {flag!r} is not what the move gives")
+
+
+def no_events(entry: dict, version: int, bad: Bad) -> None:
+    """An undo or lifecycle entry changes the game by no events of its own: the server writes
+    ``events: []``, ``drew: false`` and ``reveal: false`` in it, and an import takes nothing else."""
+    events = entry.get("events", [])
+    if not isinstance(events, list) or events:
+        bad(version, "an undo or lifecycle entry carries no game events")
+    same_flags(entry, {"drew": False, "reveal": False}, version, bad)
+
+
+def versions(value, version: int, bad: Bad) -> list[int]:
+    """An undo's ``keeps``: a list of versions (integers, as the server writes them)."""
+    if not isinstance(value, list) or not all(_integer(v) for v in value):
+        bad(version, "the undo's keeps are not a list of versions")
+    return value
 
 
 def seat(value, num_seats: int, version: int, bad: Bad, *, optional: bool = False) -> int | None:
@@ -129,7 +147,7 @@ def undo_fields(entry: dict, cancelled: list[int], version: int, bad: Bad) -> di
 
 def lifecycle_fields(entry: dict, levels: Collection[str], version: int, bad: Bad) -> dict:
     """What a lifecycle entry records besides its action, seat and outcome (which
-    :func:`gameroom.history.verify_log` checks against the game): a leave's AI level and
+    :func:`gameroom.logcheck.verified_log` computes from the game): a leave's AI level and
     revoked token digests, a timeout's policy, a rematch's next match."""
     action, out = entry.get("action"), {}
     if action == lifecycle.LEAVE:
@@ -149,8 +167,6 @@ def lifecycle_fields(entry: dict, levels: Collection[str], version: int, bad: Ba
         if not isinstance(entry.get("next"), str) or not _MATCH_ID.fullmatch(entry["next"]):
             bad(version, "the rematch does not name a match id")
         out["next"] = entry["next"]
-    if "outcome" in entry:
-        out["outcome"] = entry["outcome"]  # verify_log checks it is the game's forfeit outcome
     return out
 
 

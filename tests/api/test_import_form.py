@@ -117,6 +117,30 @@ TAMPERINGS = {
     "num_seats changed": (_action("reclaim"), "num_seats", 7),
     "undoes that are not the undone versions": (_undo, "undoes", [1]),
     "an undo request id that is no id": (_undo, "request", "<x>"),
+    # Values that are no hashable key, or no seat where the fold needs one, once answered 500.
+    "a kind that is a list": (_move, "kind", []),
+    "an action that is an object": (_action("leave"), "action", {}),
+    "a leave with no seat": (_action("leave"), "seat", None),
+    "a reclaim with no seat": (_action("reclaim"), "seat", None),
+    "a resign with no seat": (_action("resign"), "seat", None),
+    # Fields that compare equal to what the server writes, or that nothing read, were stored as sent.
+    "an undo target that is a float": (_undo, "target", lambda e: float(e["target"])),
+    "an undo target that is a boolean": (_undo, "target", True),
+    "undo keeps that are a string": (_undo, "keeps", ""),
+    "undo keeps that are 0": (_undo, "keeps", 0),
+    "undo keeps that are an object": (_undo, "keeps", {}),
+    "undo keeps of booleans": (_undo, "keeps", [True]),
+    "undo events that are a string": (_undo, "events", "x"),
+    "undo events that are false": (_undo, "events", False),
+    "an undo that draws": (_undo, "drew", "x"),
+    "an undo that reveals": (_undo, "reveal", 0),
+    "a leave that draws": (_action("leave"), "drew", "x"),
+    "a reclaim that reveals": (_action("reclaim"), "reveal", None),
+    "lifecycle events that are false": (_action("leave"), "events", False),
+    "lifecycle events that are an empty object": (_action("resign"), "events", {}),
+    # What the live actions check before they append.
+    "an undo by the other seat": (_undo, "seat", lambda e: 1 - e["seat"]),
+    "a reclaim of the seat that did not leave": (_action("reclaim"), "seat", lambda e: 1 - e["seat"]),
 }
 
 
@@ -126,11 +150,107 @@ def test_an_entry_field_the_server_never_writes_is_a_tampered_log_and_nothing_is
 ):
     pick, key, value = TAMPERINGS[case]
     doc = copy.deepcopy(rich_export)
-    pick(doc)[key] = value
+    entry = pick(doc)
+    entry[key] = value(entry) if callable(value) else value
     before = _lobby_ids(api)
     body = problem(api.post("/api/matches/import", doc), 422, "tampered-log")
-    assert body["version"] == doc["entries"].index(pick(doc)) + 1
+    assert body["version"] == next(v for v, e in enumerate(doc["entries"], start=1) if e is entry)
     assert _lobby_ids(api) == before  # nothing stored, and the lobby still answers
+
+
+def _renumbered(doc):
+    for version, entry in enumerate(doc["entries"], start=1):
+        entry["version"] = version
+
+
+def _insert(doc, before, entry):
+    """Put ``entry`` in the log before entry ``before`` (picked); returns the version it takes."""
+    at = doc["entries"].index(before(doc))
+    doc["entries"].insert(at, {"kind": "lifecycle", "events": [], "num_seats": 2, **entry})
+    _renumbered(doc)
+    return at + 1
+
+
+def _lifecycle(action, **fields):
+    return {"action": action, **fields}
+
+
+def _second_resign(doc):
+    doc["entries"].append({**_action("resign")(doc), "version": len(doc["entries"]) + 1})
+    return len(doc["entries"])
+
+
+def _reclaim_without_leave(doc):
+    doc["entries"].remove(_action("leave")(doc))
+    _renumbered(doc)
+    return doc["entries"].index(_action("reclaim")(doc)) + 1
+
+
+def _human_move_after_timeout(doc):
+    """A timeout hands the seat to an AI for the rest of its turn: its next move has no AI actor."""
+    move = _move(doc)
+    _insert(doc, _move, _lifecycle("timeout", seat=move["seat"], policy=_setup(doc)["lifecycle"]["timeout"]))
+    return doc["entries"].index(move) + 1
+
+
+def _not_started(doc):
+    _setup(doc)["started"] = False
+    return 2  # the leave: no one acts before the last seat is taken and the clocks start
+
+
+def _timeout_with_another_policy(doc):
+    move = _move(doc)
+    policy = {"action": "forfeit", "level": "greedy"}
+    return _insert(doc, _move, _lifecycle("timeout", seat=move["seat"], policy=policy, outcome={}))
+
+
+def _timeout_of_the_waiting_seat(doc):
+    move = _move(doc)
+    policy = _setup(doc)["lifecycle"]["timeout"]
+    return _insert(doc, _move, _lifecycle("timeout", seat=1 - move["seat"], policy=policy))
+
+
+ORDER = {
+    "a second resignation after the end": _second_resign,
+    "a reclaim with no leave before it": _reclaim_without_leave,
+    "a rematch in the middle of the match": lambda doc: _insert(
+        doc, _move, _lifecycle("rematch", seat=None, next="0123456789abcdef")
+    ),
+    "the clocks starting again mid-match": lambda doc: _insert(doc, _move, _lifecycle("start", seat=None)),
+    "a release mid-match": lambda doc: _insert(doc, _move, _lifecycle("release", seat=0)),
+    "a leave of a seat an AI plays already": lambda doc: _insert(
+        doc, _action("reclaim"), _lifecycle("leave", seat=_action("leave")(doc)["seat"], level="greedy")
+    ),
+    "a human move for a seat an AI plays after its timeout": _human_move_after_timeout,
+    "a timeout with a policy other than the match's": _timeout_with_another_policy,
+    "a timeout of a seat whose clock is not running": _timeout_of_the_waiting_seat,
+    "moves before the clocks started": _not_started,
+}
+
+
+@pytest.mark.parametrize("case", sorted(ORDER))
+def test_a_lifecycle_entry_or_move_no_live_match_could_append_is_a_tampered_log(api, rich_export, case):
+    doc = copy.deepcopy(rich_export)
+    version = ORDER[case](doc)
+    before = _lobby_ids(api)
+    body = problem(api.post("/api/matches/import", doc), 422, "tampered-log")
+    assert body["version"] == version
+    assert _lobby_ids(api) == before
+
+
+@pytest.mark.parametrize("spelling", [bool, float], ids=["booleans", "floats"])
+def test_a_resignations_outcome_is_stored_as_the_game_computes_it(api, rich_export, spelling):
+    """``winners: [true]`` or ``[1.0]`` compares equal to ``[1]``: it passes the check, and the
+    game's own outcome is what is stored, never the client's spelling of it."""
+    doc = copy.deepcopy(rich_export)
+    resign = _action("resign")(doc)
+    resign["outcome"]["winners"] = [spelling(w) for w in resign["outcome"]["winners"]]
+    r = api.post("/api/matches/import", doc)
+    assert r.status_code == 201, r.get_json()
+    stored = api.get(f"/api/matches/{r.get_json()['match']['id']}/export").get_json()["entries"]
+    winners = _action("resign")({"entries": stored})["outcome"]["winners"]
+    assert winners == _action("resign")(rich_export)["outcome"]["winners"]
+    assert all(type(w) is int for w in winners)
 
 
 def test_a_log_of_an_earlier_rules_version_is_stored_under_the_current_one(api, rich_export):
