@@ -2,7 +2,8 @@
 
 :func:`verified_log` replays an exported log by re-deciding every command with the
 game's rules and the match's seeds (every draw, reveal, undo, sealed step and a fork's
-deal), checks the fields nothing re-decides with :mod:`gameroom.logform`, and returns
+deal), checks the fields nothing re-decides with :mod:`gameroom.logform` and the order of
+lifecycle entries and moves with :mod:`gameroom.logorder`, and returns
 the log as the server would have written it. Pure: no Redis, no HTTP.
 """
 
