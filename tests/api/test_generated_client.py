@@ -104,6 +104,7 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
             ("play", "submit_move"),
             ("play", "get_state"),
             ("play", "list_events"),
+            ("stream", "stream_events"),
         )
     }
     prefix = _component_prefix(slug)
@@ -179,6 +180,18 @@ def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_
     for data in frames:
         entry = models.Entry.from_dict(data)
         assert all(isinstance(e, event_classes) for e in entry.events)
+    # The generated operation hands the body over as text (it once called from_dict on it).
+    streamed = api["stream_events"].sync(match_id=match_id, client=anonymous, after=0)
+    assert isinstance(streamed, str) and "event: end" in streamed
+    typecheck = subprocess.run(
+        [sys.executable, "-m", "mypy", "--ignore-missing-imports", str(Path(api["stream_events"].__file__))],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=Path(api["stream_events"].__file__).parents[3],
+        timeout=300,
+    )
+    assert typecheck.returncode == 0, typecheck.stdout + typecheck.stderr
 
 
 def _stream_data(url: str, headers: dict) -> list[dict]:

@@ -39,8 +39,6 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path):
                 "--no-color",
                 "run",
                 f"{server.base}/api/openapi.json",
-                "--checks",
-                "all",
                 "--phases",
                 "examples,coverage,fuzzing,stateful",
                 "--max-examples",
