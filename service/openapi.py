@@ -9,7 +9,8 @@ Three documents, one source:
 - ``/api/games/{slug}/openapi.json`` (:func:`game_document`) is the same API
   typed for one game: the ``move`` of ``POST …/moves``, the legal moves, the
   ``view`` of a state, the events of history and stream entries, and the
-  match options all refer to that game's schemas. Generate a client from it
+  options of a new match all refer to that game's schemas (a match summary's
+  options stay any object: the lobby lists every game). Generate a client from it
   and every move is a class of its own.
 
 Generation is deterministic (no dates, no set order), so a merge conflict in
@@ -68,8 +69,12 @@ def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
     doc = copy.deepcopy(spec)
     doc["info"]["title"] = f"{spec['info']['title']}: {title}"
     doc["info"]["description"] = (
-        f"The gameroom API typed for {title} (`{slug}`): moves, views, events and options are this "
-        f"game's schemas. The document for every installed game is /api/openapi.json."
+        f"The gameroom API typed for {title} (`{slug}`): moves, views, events and the options of a "
+        f"new match are this game's schemas. The match operations are typed for matches of this "
+        f"game: a match of another game (its id given to getMatch, getState, listEvents and the "
+        f"others) answers as the document for every installed game, /api/openapi.json, says. "
+        f"Match summaries keep that document's options (any object): listMatches lists every "
+        f"game's matches unless `game` is given."
     )
     schemas = doc["components"]["schemas"]
     move, view, event, options = (_ref(names[k]) for k in ("move", "view", "event", "options"))
@@ -89,7 +94,8 @@ def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
     create = doc["paths"]["/api/matches"]["post"]["requestBody"]["content"]["application/json"]
     if "example" in create:  # the all-games document's example names another game
         create["example"] = {**create["example"], "game": slug}
-    retype("MatchSummary", "options", options)
+    # MatchSummary keeps the all-games options: GET /api/matches lists every game unless
+    # ?game= is given, and a summary typed for this game would misread the others'.
     retype("State", "view", view)
     retype("State", "legal_moves", move, items=True)
     retype("LegalMoves", "moves", move, items=True)

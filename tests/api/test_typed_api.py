@@ -134,9 +134,26 @@ def test_the_per_game_document_types_the_match_operations_for_that_game(client, 
         "$ref": f"#/components/schemas/{prefix}Event"
     }
     assert schemas["MatchCreate"]["properties"]["game"]["enum"] == [slug]
+    assert schemas["MatchCreate"]["properties"]["options"] == {
+        "$ref": f"#/components/schemas/{prefix}Options"
+    }
     others = [_component_prefix(g.slug) for g in registry if g.slug != slug]
     leaked = [n for n in schemas if any(n.startswith(o) and not n.startswith(prefix) for o in others)]
     assert not leaked, leaked
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_a_per_game_document_types_summary_options_for_every_game_as_the_lobby_lists_them(
+    client, registry, slug
+):
+    """GET /api/matches lists every game's matches: a summary typed for one game would misread the rest."""
+    whole = client.get("/api/openapi.json").get_json()["components"]["schemas"]
+    doc = client.get(f"/api/games/{slug}/openapi.json").get_json()
+    schemas = doc["components"]["schemas"]
+    assert schemas["MatchSummary"]["properties"]["options"] == whole["MatchSummary"]["properties"]["options"]
+    assert schemas["MatchList"] == whole["MatchList"]
+    assert "/api/openapi.json" in doc["info"]["description"]
+    assert "other game" in doc["info"]["description"]
 
 
 def test_a_per_game_document_of_an_unknown_game_is_a_404_problem(client, expect_problem):
