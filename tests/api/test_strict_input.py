@@ -302,6 +302,19 @@ INVISIBLE = [
     "\u2800 \u2800",  # braille blanks
     "\u0301",  # a combining mark alone
     "\ufe0f",  # a variation selector alone
+    "ad\u034fmin",  # a combining grapheme joiner: shows as "admin"
+    "Bob\ufe0f",  # variation selectors after a letter: show as "Bob"
+    "Bob\ufe00",
+    "Bob\U000e0100",
+    "1\ufe0f",  # ... after a digit that starts no keycap
+    "ad\u3164min",  # a Hangul filler inside a name
+    "a\u1160b",
+    "a\u17b4b",  # a Khmer invisible vowel
+    "a\u2028b",  # line and paragraph separators
+    "a\u2029b",
+    "\U0001f3f4\U000e0067\U000e0062",  # a flag tag sequence without its cancel tag
+    "\U0001f3f4\U000e007f",  # ... or without tags
+    "Ana\U000e0067\U000e0062\U000e007f",  # tags without the black flag
 ]
 
 
@@ -332,6 +345,8 @@ def test_names_with_invisible_or_bidi_control_characters_are_refused_everywhere(
         "👩\u200d👩\u200d👧 family",  # emoji joined by zero-width joiners
         "👍🏽",  # a skin-tone modifier
         "❤\ufe0f",  # a variation selector after its character
+        "1\ufe0f\u20e3",  # a keycap
+        "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Ana",  # Scotland's flag
         "می\u200cخواهم",  # Persian with a zero-width non-joiner
         "क्\u200dष",  # Devanagari with a zero-width joiner
         "José\u0301",  # a combining mark after a letter
