@@ -133,9 +133,14 @@ def _check_redis_url(url: str, name: str) -> None:
     """Refuse a Redis URL that no client can use, before anything starts (else every worker fails)."""
     import redis
 
+    from .eventstore.connect import is_cluster_url, parse_cluster_url
+
     try:
-        redis.Redis.from_url(url)
-    except ValueError as exc:
+        if is_cluster_url(url):
+            parse_cluster_url(url)
+        else:
+            redis.Redis.from_url(url)
+    except ValueError as exc:  # ClusterURLError is one too
         raise click.ClickException(f"{name} is not a Redis URL: {exc}") from None
 
 

@@ -15,6 +15,11 @@ CASES = [
     (["serve", "--port", "70000"], {}, "70000 is not in the range 1<=x<=65535"),
     (["serve", "--port", "0"], {}, "0 is not in the range 1<=x<=65535"),
     (["serve", "--port", "8299"], {"GAMEROOM_REDIS_URL": "foo://x"}, "GAMEROOM_REDIS_URL is not a Redis URL"),
+    (
+        ["serve", "--port", "8299"],
+        {"GAMEROOM_REDIS_URL": "redis+cluster://h:²"},
+        "GAMEROOM_REDIS_URL is not a Redis URL",
+    ),
     (["replay", "abc"], {"GAMEROOM_REDIS_URL": "redis://127.0.0.1:1/0"}, "Cannot reach Redis"),
     (
         ["tournament", "--game", "zzz", "--seats", "random,random", "-n", "2"],
