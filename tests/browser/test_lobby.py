@@ -103,3 +103,70 @@ def test_at_phone_width_every_match_and_its_actions_show_without_scrolling_sidew
     ), "no box of the lobby scrolls sideways"
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     tab.shot("phone-lobby-cards")
+
+
+def _in_view(page, selector: str) -> bool:
+    return page.evaluate(
+        "s => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }",
+        selector,
+    )
+
+
+def test_at_phone_width_a_refused_match_says_which_option_is_wrong_next_to_the_form(open_tab):
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    tab.allow(r"status of 4\d\d")
+    page.select_option("#new-game", "stars-are-right")
+    page.wait_for_selector('#create-form[data-game="stars-are-right"]')
+    page.fill("#opt-no_cancel_checks", "aa")
+    page.click("#create")
+    problem = page.locator("#create-form #create-problem[role=alert]")
+    problem.wait_for()
+    assert "no_cancel_checks: " in problem.text_content()
+    assert "[bad-options]" in problem.text_content()
+    assert _in_view(page, "#create-problem"), "the message shows where the user tapped"
+    page.fill("#seat-0-name", "x" * 64)
+    page.fill("#opt-no_cancel_checks", "")
+    page.evaluate("() => { document.querySelector('#seat-0-name').removeAttribute('maxlength'); }")
+    page.fill("#seat-0-name", "x" * 300)
+    page.click("#create")
+    page.wait_for_selector("#create-problem >> text=seats.0.name")
+
+
+def test_a_list_option_that_is_not_a_number_is_caught_in_the_browser_and_named(open_tab, server):
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+    page.select_option("#new-game", "nim")
+    page.wait_for_selector('#create-form[data-game="nim"]')
+    page.fill("#opt-piles", "3, x")
+    page.click("#create")
+    page.wait_for_selector('#create-problem >> text=item 2 ("x") is not a number')
+    assert posted == [], "nothing is sent"
+    assert page.evaluate("() => document.activeElement.id") == "opt-piles"
+    assert _in_view(page, "#create-problem")
+
+
+def test_a_refused_claim_says_so_on_its_own_card(open_tab, server):
+    tab = open_tab(width=375, height=740)
+    page = tab.page
+    tab.allow(r"status of 4\d\d")
+    _, created = http_json(
+        "POST", f"{server.base}/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, None]}
+    )
+    match_id = created["match"]["id"]
+    page.click("#refresh")
+    row = page.locator(f"tr[data-match='{match_id}']")
+    row.wait_for()
+    http_json("POST", f"{server.base}/api/matches/{match_id}/seats/1", {"name": "Bo"})
+    row.locator("input").fill("Cy")
+    row.locator("text=Claim seat 1").click()
+    problem = row.locator(".claim-problem[role=alert]")
+    problem.wait_for()
+    page.wait_for_function(
+        "id => document.querySelector(`tr[data-match='${id}'] .claim-problem`).textContent.includes('[')",
+        arg=match_id,
+    )
+    assert _in_view(page, f"tr[data-match='{match_id}'] .claim-problem")

@@ -8,12 +8,33 @@ export class ApiError extends Error {
     this.code = problem.code || 'http-error';
   }
 
-  /** One sentence for the user: the rule's message, with its code. */
+  /** One sentence for the user: the rule's message, which fields are wrong and why, and its code. */
   get text() {
     const p = this.problem;
     const rule = p.rule ? ` (rule: ${p.rule})` : '';
-    return `${p.detail || p.title || 'The server refused.'}${rule} [${this.code}]`;
+    const fields = fieldErrors(p.errors);
+    const shown = fields.slice(0, 3).join('; ');
+    const more = fields.length > 3 ? `; and ${fields.length - 3} more` : '';
+    const why = fields.length ? ` ${shown}${more}.` : '';
+    return `${p.detail || p.title || 'The server refused.'}${rule}${why} [${this.code}]`;
   }
+}
+
+// Where a request's part sits (``json``, ``query``) and the options' own key say nothing to a user.
+const WRAPPERS = new Set(['json', 'query', 'headers', 'options']);
+
+/** A problem's ``errors`` (nested objects of message lists) as "path: message" lines. */
+export function fieldErrors(errors, at = []) {
+  if (errors === null || errors === undefined) return [];
+  if (typeof errors === 'string') return [at.length ? `${at.join('.')}: ${errors}` : errors];
+  if (Array.isArray(errors)) {
+    const texts = errors.filter((e) => typeof e === 'string');
+    const nested = errors.filter((e) => e && typeof e === 'object').flatMap((e) => fieldErrors(e, at));
+    return [...(texts.length ? fieldErrors(texts.join(' '), at) : []), ...nested];
+  }
+  if (typeof errors !== 'object') return [];
+  return Object.entries(errors).flatMap(([key, value]) =>
+    fieldErrors(value, !at.length && WRAPPERS.has(key) ? at : [...at, key]));
 }
 
 export async function api(method, path, { token, body, headers } = {}) {

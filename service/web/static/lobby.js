@@ -5,7 +5,24 @@ import { api, ApiError, game as gameInfo, path } from './api.js';
 import { h, bdi, fill, joined, words } from './dom.js';
 import * as tokens from './tokens.js';
 
-/** One form field per option, from its JSON Schema; ``read()`` returns only the changed options. */
+/** An option the browser can tell is wrong before asking: which field, and why. */
+export class OptionError extends Error {
+  constructor(field, text) {
+    super(text);
+    this.field = field;
+  }
+}
+
+/** Show ``text`` in ``box`` (a role="alert" next to the form it is about), scrolled into view. */
+function sayHere(box, text) {
+  box.textContent = text;
+  if (!text) return;
+  box.scrollIntoView({ block: 'nearest' });
+  box.focus({ preventScroll: true });
+}
+
+/** One form field per option, from its JSON Schema; ``read()`` returns only the changed options
+ * (and throws an OptionError for a field it can tell is wrong). */
 export function optionsForm(schema) {
   const fields = [];
   const rows = Object.entries(schema?.properties || {}).map(([name, prop]) => {
@@ -29,7 +46,13 @@ export function optionsForm(schema) {
       read = () => (input.value === String(fallback) ? undefined : (input.value === '' ? null : Number(input.value)));
     } else if (prop.type === 'array' && ['integer', 'number'].includes(prop.items?.type)) {
       input = h('input', { id, type: 'text', inputmode: 'numeric', value: Array.isArray(prop.default) ? prop.default.join(', ') : '', placeholder: 'e.g. 3, 4, 5' });
-      read = () => (input.value.trim() === '' ? undefined : input.value.split(/[\s,]+/).filter(Boolean).map(Number));
+      read = () => {
+        if (input.value.trim() === '') return undefined;
+        const items = input.value.split(/[\s,]+/).filter(Boolean);
+        const bad = items.findIndex((t) => !Number.isFinite(Number(t)));
+        if (bad >= 0) throw new OptionError(input, `${words(name)}: item ${bad + 1} ("${items[bad]}") is not a number.`);
+        return items.map(Number);
+      };
     } else {
       input = h('input', { id, type: 'text', value: typeof fallback === 'object' ? JSON.stringify(fallback) : String(fallback) });
       read = () => {
@@ -64,7 +87,7 @@ function seatRows(game, count) {
   });
 }
 
-function createForm(games, onCreated, say) {
+function createForm(games, onCreated) {
   const gameSelect = h('select', { id: 'new-game' }, games.map((g) => h('option', { value: g.slug }, g.title)));
   const countSelect = h('select', { id: 'new-count' });
   const seatsBox = h('fieldset', { class: 'seats-form' }, h('legend', {}, 'Seats'));
@@ -72,6 +95,7 @@ function createForm(games, onCreated, say) {
   const seed = h('input', { id: 'new-seed', type: 'text', maxlength: 128, placeholder: 'random' });
   const problem = h('div', { id: 'game-problem', class: 'message error', role: 'alert' });
   const create = h('button', { type: 'submit', id: 'create', disabled: true }, 'Create match');
+  const formProblem = h('p', { id: 'create-problem', class: 'message error', role: 'alert', tabindex: '-1' });
   let rows = [];
   let options = { read: () => ({}) };
   let current = null;
@@ -124,13 +148,23 @@ function createForm(games, onCreated, say) {
       if (!current || current.slug !== gameSelect.value) return; // not ready: the button says so (disabled)
       const seats = rows.map((r) => (r.kind.value === 'open' ? null
         : { name: r.name.value.trim() || 'Player', ai: r.kind.value.startsWith('ai:') ? r.kind.value.slice(3) : null }));
-      const body = { game: current.slug, seats, options: options.read() };
+      formProblem.textContent = '';
+      let chosen;
+      try {
+        chosen = options.read();
+      } catch (err) {
+        if (!(err instanceof OptionError)) throw err;
+        sayHere(formProblem, err.message);
+        err.field.focus();
+        return;
+      }
+      const body = { game: current.slug, seats, options: chosen };
       if (seed.value.trim()) body.seed = seed.value.trim();
       try {
         onCreated(await api('POST', '/matches', { body }));
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        say(err.text, 'error');
+        sayHere(formProblem, err.text);
       }
     },
   },
@@ -139,7 +173,7 @@ function createForm(games, onCreated, say) {
   h('div', { class: 'field' }, h('label', { for: 'new-count' }, 'Players'), countSelect),
   seatsBox, optionsBox,
   h('div', { class: 'field' }, h('label', { for: 'new-seed' }, 'Seed (optional)'), seed),
-  create);
+  formProblem, create);
   pickGame();
   return form;
 }
@@ -168,14 +202,16 @@ function invitations(created) {
     h('p', {}, h('a', { href: `#/match/${encodeURIComponent(id)}` }, 'Watch this match')));
 }
 
-function matchRow(match, titles, onClaim) {
+function matchRow(match, titles, onClaim, problems) {
   const mine = tokens.seats(match.id);
   const seats = joined(match.seats.map((s, i) => (s && !s.open ? [bdi(s.name ?? `Seat ${i}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i} open`)));
   const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
   const claim = open.map((i) => {
     const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });
-    return h('form', { class: 'claim', onsubmit: (e) => { e.preventDefault(); onClaim(match, i, name.value.trim()); } },
-      name, h('button', { type: 'submit' }, `Claim seat ${i}`));
+    // A refused claim says so here, by its card (it stays through the list's reloads until the next try).
+    const problem = h('p', { class: 'message error claim-problem', role: 'alert', tabindex: '-1' }, problems.get(`${match.id}/${i}`) || '');
+    return h('form', { class: 'claim', onsubmit: async (e) => { e.preventDefault(); await onClaim(match, i, name.value.trim(), problem); } },
+      name, h('button', { type: 'submit' }, `Claim seat ${i}`), problem);
   });
   const id = encodeURIComponent(match.id);
   return h('tr', { dataset: { match: match.id } },
@@ -198,14 +234,19 @@ export async function showLobby(root) {
   const filterGame = h('select', { id: 'filter-game' }, h('option', { value: '' }, 'all games'), games.map((g) => h('option', { value: g.slug }, g.title)));
   const filterStatus = h('select', { id: 'filter-status' }, ['', 'waiting', 'active', 'finished'].map((s) => h('option', { value: s }, s || 'any status')));
 
-  async function claim(match, seat, name) {
+  const claimProblems = new Map();
+  async function claim(match, seat, name, problem) {
+    const key = `${match.id}/${seat}`;
+    claimProblems.delete(key);
+    sayHere(problem, '');
     try {
       const got = await api('POST', `/matches/${path(match.id)}/seats/${seat}`, { body: { name } });
       tokens.put(match.id, got.seat, got.token);
       location.hash = `#/match/${encodeURIComponent(match.id)}/seat/${got.seat}`;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      say(err.text, 'error');
+      claimProblems.set(key, err.text);
+      sayHere(problem, err.text);
     }
   }
 
@@ -226,7 +267,7 @@ export async function showLobby(root) {
     }
     if (listProblem !== null && message.textContent === listProblem) say('', 'info');
     listProblem = null;
-    list.replaceChildren(...matches.map((m) => matchRow(m, titles, claim)));
+    list.replaceChildren(...matches.map((m) => matchRow(m, titles, claim, claimProblems)));
     if (!matches.length) list.append(h('tr', {}, h('td', { colspan: 5 }, 'No matches yet: create one.')));
   }
   filterGame.addEventListener('change', reload);
@@ -241,7 +282,7 @@ export async function showLobby(root) {
           say('Match created.', 'ok');
           reload();
           createdBox.querySelector('a')?.focus();
-        }, say), createdBox),
+        }), createdBox),
       h('section', { 'aria-labelledby': 'list-title' }, h('h2', { id: 'list-title' }, 'Matches'),
         h('div', { class: 'filters' }, h('label', { for: 'filter-game' }, 'Game '), filterGame, ' ',
           h('label', { for: 'filter-status' }, 'Status '), filterStatus, ' ',
