@@ -319,3 +319,21 @@ def test_an_undo_in_the_history_says_who_undid_and_to_where(open_tab, server):
         tab.page.text_content("#history li[data-version='3']")
         == f"v3 {['Ana', 'Bo'][mover]} undid to version 1."
     )
+
+
+def _finished_nim(server):
+    """A nim match Ana resigned: (id, tokens)."""
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    http_json("POST", f"{server.base}/api/matches/{match_id}/resign", token=tokens[0])
+    return match_id, tokens
+
+
+def test_an_open_page_of_a_finished_match_hears_of_a_rematch_asked_elsewhere(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _finished_nim(server)
+    _join(tab, server, match_id, 1, tokens[1])
+    status_matches(tab, "^Finished")
+    assert page.text_content("#rematch-button") == "Rematch"
+    http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[0])
+    page.wait_for_selector("#rematch-button >> text=Join the rematch", timeout=15_000)

@@ -123,9 +123,15 @@ export async function showMatch(root, matchId, seat) {
   if (carried) { say(carried.text, carried.kind); carried = null; }
 
   function stop() {
+    endStream();
+    clearInterval(timer);
+  }
+
+  // A finished match has no more moves, but a rematch may still be asked for or accepted
+  // (a lifecycle entry): the stream closes, and the slow look at the version (``timer``) stays.
+  function endStream() {
     if (stream) stream.close();
     stream = null;
-    clearInterval(timer);
     live.textContent = 'over';
   }
 
@@ -428,7 +434,7 @@ export async function showMatch(root, matchId, seat) {
     if (disposed) return;
     state = fresh;
     draw();
-    if (state.status === 'finished') stop();
+    if (state.status === 'finished') endStream();
   }
 
   // One load at a time; a request for another while one runs makes one more run after it.
@@ -463,9 +469,12 @@ export async function showMatch(root, matchId, seat) {
     });
     // Undo requests are not stream entries: with other humans seated, ask for them now and then.
     // Otherwise a cheap look at the version catches up whatever the stream missed.
+  }
+  if (!disposed && state) {
     timer = setInterval(async () => {
       if (busy || disposed) return;
-      if (summary.seats.filter((s, i) => s && !s.ai && !takeover(i)).length > 1) { refresh(); return; }
+      const over = state && state.status === 'finished';
+      if (!over && summary.seats.filter((s, i) => s && !s.ai && !takeover(i)).length > 1) { refresh(); return; }
       try {
         const now = await api('GET', `/matches/${path(matchId)}`);
         if (state && now.version !== state.version) refresh();
