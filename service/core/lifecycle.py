@@ -372,7 +372,9 @@ def describe(entry: dict, names: list[str]) -> list[str]:
     if action == REMATCH:
         if seat is None:
             return [f"A rematch was set up: match {entry['next']}."]
-        return [f"{who} accepts the rematch: match {entry['next']}."]
+        # The first seat to call asks for it, the others accept: the entry does not say which,
+        # so the sentence is true of both.
+        return [f"{who} is in the rematch: match {entry['next']}."]
     if action == RELEASE and seat is not None:  # not the name: the seat's next player may be another
         return [f"Seat {seat + 1} is open to anyone: the creator released it from its previous player."]
     return [f"{who}: {action}."]

@@ -337,3 +337,21 @@ def test_an_open_page_of_a_finished_match_hears_of_a_rematch_asked_elsewhere(ope
     assert page.text_content("#rematch-button") == "Rematch"
     http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[0])
     page.wait_for_selector("#rematch-button >> text=Join the rematch", timeout=15_000)
+
+
+def test_the_old_match_page_leads_to_the_rematch_this_browser_joined(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _finished_nim(server)
+    http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[1])
+    _join(tab, server, match_id, 0, tokens[0])
+    page.click("#rematch-button >> text=Join the rematch")
+    page.wait_for_function(f"() => /#\\/match\\/(?!{match_id})[^/]+\\/seat\\/0$/.test(location.hash)")
+    new_id = re.search(r"#/match/([^/]+)/seat/0$", page.url).group(1)
+    page.goto(f"{server.base}/#/match/{match_id}/seat/0")
+    page.wait_for_selector("#rematch-link >> text=Go to the rematch")
+    assert page.locator("#rematch-button").count() == 0, "no offer that would be refused (seat-taken)"
+    assert "Ana is in the rematch" in page.text_content("#history")
+    page.click("#rematch-link")
+    page.wait_for_function(f"() => location.hash === '#/match/{new_id}/seat/0'")
+    status_matches(tab, "^(Your turn|Waiting for Bo)")

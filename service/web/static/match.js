@@ -312,7 +312,20 @@ export async function showMatch(root, matchId, seat) {
   function drawSeat() {
     if (seat === null || !state) { seatEl.replaceChildren(); return; }
     if (state.status === 'finished') {
-      const next = entries.find((e) => e.kind === 'lifecycle' && e.action === 'rematch');
+      const offers = entries.filter((e) => e.kind === 'lifecycle' && e.action === 'rematch');
+      const next = offers[0];
+      const there = next && next.next;
+      // This browser is in the rematch already (its token is kept): go there, asking again would be refused.
+      if (there && tokens.get(there, seat)) {
+        fill(seatEl, h('h2', {}, 'Rematch'), h('p', { class: 'quiet' }, 'You are in the rematch.'),
+          h('a', { id: 'rematch-link', class: 'button', href: `#/match/${encodeURIComponent(there)}/seat/${seat}` }, 'Go to the rematch'));
+        return;
+      }
+      if (there && offers.some((e) => e.seat === seat)) {
+        fill(seatEl, h('h2', {}, 'Rematch'), h('p', { class: 'quiet' }, 'This seat joined the rematch from another browser. '),
+          h('a', { id: 'rematch-link', href: `#/match/${encodeURIComponent(there)}` }, 'Watch the rematch'));
+        return;
+      }
       fill(seatEl, h('h2', {}, 'Rematch'),
         h('p', { class: 'quiet' }, next ? 'A rematch was asked for: same game, options and seats.' : 'The same game, options and seats again.'),
         h('button', { type: 'button', id: 'rematch-button', onclick: rematch }, next ? 'Join the rematch' : 'Rematch'));
