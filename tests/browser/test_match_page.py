@@ -355,3 +355,32 @@ def test_the_old_match_page_leads_to_the_rematch_this_browser_joined(open_tab, s
     page.click("#rematch-link")
     page.wait_for_function(f"() => location.hash === '#/match/{new_id}/seat/0'")
     status_matches(tab, "^(Your turn|Waiting for Bo)")
+
+
+def test_a_rematch_seat_kept_for_its_player_is_not_shown_or_offered_as_open(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    match_id, tokens = _finished_nim(server)
+    _, asked = http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[0])
+    new_id = asked["match"]["id"]
+    page.goto(f"{server.base}/#/match/{new_id}")
+    page.wait_for_selector("#status:not(:empty)")
+    assert page.text_content(".seats li[data-seat='1']") == "Seat 2 (kept for Bo)"
+    status_matches(tab, "^Waiting for the other players to accept the rematch\\.$")
+    page.goto(f"{server.base}/#/")
+    page.click("#refresh")
+    row = page.locator(f"tr[data-match='{new_id}']")
+    row.wait_for()
+    assert "seat 1 kept for its player" in row.text_content()
+    assert row.locator("form.claim").count() == 0, "no Claim for a kept seat"
+
+
+def test_a_rematch_whose_other_player_left_waits_for_anyone_to_take_the_seat(open_tab, server):
+    tab = open_tab()
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    http_json("POST", f"{server.base}/api/matches/{match_id}/leave", {"level": "random"}, token=tokens[1])
+    http_json("POST", f"{server.base}/api/matches/{match_id}/resign", token=tokens[0])
+    _, asked = http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[0])
+    tab.page.goto(f"{server.base}/#/match/{asked['match']['id']}")
+    status_matches(tab, "^Waiting for a player to take the open seat\\.$")
+    assert tab.page.text_content(".seats li[data-seat='1']").endswith("(open)")

@@ -204,8 +204,11 @@ function invitations(created) {
 
 function matchRow(match, titles, onClaim, problems) {
   const mine = tokens.seats(match.id);
-  const seats = joined(match.seats.map((s, i) => (s && !s.open ? [bdi(s.name ?? `Seat ${i}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i} open`)));
-  const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
+  // A rematch keeps its players' seats for them: such a seat is not open to anyone, and not offered.
+  const kept = match.settings?.reserved || [];
+  const seats = joined(match.seats.map((s, i) => (s && !s.open ? [bdi(s.name ?? `Seat ${i + 1}`), s.ai ? ` (AI ${s.ai})` : '']
+    : (kept.includes(i) ? `seat ${i} kept for its player` : `seat ${i} open`))));
+  const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null && !kept.includes(i));
   const claim = open.map((i) => {
     const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });
     // A refused claim says so here, by its card (it stays through the list's reloads until the next try).

@@ -11,7 +11,18 @@ import { follow } from './stream.js';
 import * as tokens from './tokens.js';
 
 export function seatNames(summary) {
-  return summary.seats.map((s, i) => (s && s.name) || `Seat ${i}`);
+  return summary.seats.map((s, i) => (s && s.name) || `Seat ${i + 1}`);
+}
+
+/** The seats still to be taken: ``kept`` for their player in the previous match (a rematch), else ``open`` to anyone. */
+export function unfilled(summary) {
+  const reserved = summary.settings?.reserved || [];
+  const out = { kept: [], open: [] };
+  summary.seats.forEach((s, i) => {
+    if (s && !s.open) return;
+    (reserved.includes(i) ? out.kept : out.open).push(i);
+  });
+  return out;
 }
 
 /** "Finished. Winner: Ana. Scores: Ana 1, Bo 0." as nodes, every name isolated. */
@@ -79,6 +90,15 @@ export async function showMatch(root, matchId, seat) {
   const info = await gameInfo(summary.game);
   const renderer = await loadRenderer(info);
   let names = seatNames(summary);
+  // A rematch keeps seats for the previous match's players: their names there, when that match can be read.
+  let previousNames = null;
+  if (summary.settings?.rematch_of && (summary.settings.reserved || []).length) {
+    try {
+      previousNames = seatNames(await api('GET', `/matches/${path(summary.settings.rematch_of)}`));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
   let state = null;
   let entries = [];
   let requests = [];
@@ -258,7 +278,13 @@ export async function showMatch(root, matchId, seat) {
     return [bdi(names[i]),
       s && s.ai ? ` (AI: ${s.ai})` : '',
       now ? ` (${(summary.seat_control[i] || {}).left ? 'left; ' : ''}AI ${now.level} plays ${now.until === 'turn' ? 'this turn' : 'it'})` : '',
-      !s || s.open ? ' (open)' : ''];
+      !s || s.open ? (unfilled(summary).kept.includes(i) ? [' (kept for ', keptFor(i), ')'] : ' (open)') : ''];
+  }
+
+  /** Who a rematch's seat is kept for: that seat's name in the previous match, if known. */
+  function keptFor(i) {
+    const name = previousNames && previousNames[i];
+    return name ? bdi(name) : 'its player';
   }
 
   function drawStatus() {
@@ -268,8 +294,12 @@ export async function showMatch(root, matchId, seat) {
     const mine = seat === null ? null : takeover(seat);
     if (state.status === 'finished') fill(status, outcomeText(state.outcome, names));
     else if (state.status === 'waiting') {
-      fill(status, summary.settings?.rematch_of ? 'Waiting for the other players to accept the rematch.'
-        : 'Waiting for every seat to be claimed (see the lobby).');
+      const { kept, open } = unfilled(summary);
+      const take = open.length > 1 ? 'a player to take each open seat' : 'a player to take the open seat';
+      if (summary.settings?.rematch_of && kept.length) {
+        fill(status, `Waiting for the other players to accept the rematch${open.length ? ` and for ${take}` : ''}.`);
+      } else if (summary.settings?.rematch_of) fill(status, `Waiting for ${take}.`);
+      else fill(status, 'Waiting for every seat to be claimed (see the lobby).');
     } else if (mine && active.includes(seat)) fill(status, `An AI (${mine.level}) plays your seat ${mine.until === 'turn' ? 'this turn' : 'now'} (version ${state.version}).`);
     else if (seat !== null && active.includes(seat)) {
       // Sealed steps (a simultaneous phase) wait unseen by others until you confirm: no new version.
