@@ -384,3 +384,17 @@ def test_a_rematch_whose_other_player_left_waits_for_anyone_to_take_the_seat(ope
     tab.page.goto(f"{server.base}/#/match/{asked['match']['id']}")
     status_matches(tab, "^Waiting for a player to take the open seat\\.$")
     assert tab.page.text_content(".seats li[data-seat='1']").endswith("(open)")
+
+
+def test_a_server_out_of_reach_is_no_longer_said_once_it_answers_again(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    tab.allow(r"net::ERR_FAILED")
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    down = re.compile(r"/api/matches/[^/?]+(/state|/undo-requests|/events|$|\?)")
+    page.route(down, lambda route: route.abort())
+    page.wait_for_selector("#message >> text=[network-error]", timeout=15_000)
+    page.unroute(down)
+    page.wait_for_function("() => document.querySelector('#message').textContent === ''", timeout=15_000)
+    status_matches(tab, "^Your turn")

@@ -486,7 +486,11 @@ export async function showMatch(root, matchId, seat) {
     running = (async () => {
       do {
         again = false;
-        try { await load(); } catch (err) {
+        try {
+          await load();
+          // The server answered: a message that it could not be reached is no longer true.
+          if (message.textContent.includes('[network-error]')) { message.replaceChildren(); message.className = 'message'; }
+        } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           if (disposed) return;
           if (err.status === 401 && seat !== null) {
