@@ -331,6 +331,7 @@ def _finished_nim(server):
 def test_an_open_page_of_a_finished_match_hears_of_a_rematch_asked_elsewhere(open_tab, server):
     tab = open_tab()
     page = tab.page
+    page.bring_to_front()  # a page in the background has its timers throttled and no focus
     match_id, tokens = _finished_nim(server)
     _join(tab, server, match_id, 1, tokens[1])
     status_matches(tab, "^Finished")
@@ -389,6 +390,7 @@ def test_a_rematch_whose_other_player_left_waits_for_anyone_to_take_the_seat(ope
 def test_a_server_out_of_reach_is_no_longer_said_once_it_answers_again(open_tab, server):
     tab = open_tab()
     page = tab.page
+    page.bring_to_front()  # a page in the background has its timers throttled and no focus
     tab.allow(r"net::ERR_FAILED")
     match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
     _join(tab, server, match_id, 0, tokens[0])
@@ -397,4 +399,25 @@ def test_a_server_out_of_reach_is_no_longer_said_once_it_answers_again(open_tab,
     page.wait_for_selector("#message >> text=[network-error]", timeout=15_000)
     page.unroute(down)
     page.wait_for_function("() => document.querySelector('#message').textContent === ''", timeout=15_000)
-    status_matches(tab, "^Your turn")
+    status_matches(tab, "^(Your turn|Waiting for Bo)")
+
+
+def test_after_leaving_or_a_rematch_the_focus_is_on_the_new_screens_heading(open_tab, server):
+    tab = open_tab()
+    page = tab.page
+    page.bring_to_front()  # a page in the background has its timers throttled and no focus
+    tab.allow(r"status of 401")
+    on_heading = "() => document.activeElement === document.querySelector('main h1')"
+    match_id, tokens = _match(server, "nim", ["Ana", "Bo"], {"piles": [3, 4, 5]})
+    _join(tab, server, match_id, 0, tokens[0])
+    page.click("#leave-button")
+    page.focus("#leave-confirm")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".who >> text=spectator")
+    page.wait_for_function(on_heading)
+    done_id, done_tokens = _finished_nim(server)
+    _join(tab, server, done_id, 0, done_tokens[0])
+    page.focus("#rematch-button")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => /#\\/match\\/(?!{done_id})[^/]+\\/seat\\/0$/.test(location.hash)")
+    page.wait_for_function(on_heading)  # the next Tab starts at the top of the screen

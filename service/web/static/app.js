@@ -51,7 +51,20 @@ async function route() {
   } catch (err) {
     if (mine === generation) fail(err);
   }
+  if (mine === generation && moved) focusScreen();
 }
 
-window.addEventListener('hashchange', route);
+// The screen was replaced under the focus (Leave, Rematch, Join, a link): the next Tab
+// starts at the top of the new screen, its heading, rather than at the page's start.
+function focusScreen() {
+  const at = document.activeElement;
+  if (at && at !== document.body && main.contains(at)) return; // the screen put it somewhere itself
+  const heading = main.querySelector('h1');
+  const target = heading || main;
+  if (heading && !heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+  target.focus();
+}
+
+let moved = false;
+window.addEventListener('hashchange', () => { moved = true; route(); });
 route();
