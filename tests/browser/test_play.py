@@ -548,9 +548,10 @@ def test_a_fork_says_where_it_comes_from_and_tells_its_deal(open_tab, server):
     tab.page.goto(f"{server.base}/#/match/{fork}")
     tab.page.wait_for_selector("#fork-note")
     note = tab.page.text_content("#fork-note")
-    assert f"A fork of match {match_id} at version 2." in note and "public" in note
+    assert f"Forked from match {match_id} at version 2: " in note and "public" in note
     deal = tab.page.locator("#history li.deal")
     deal.wait_for()
+    tab.page.wait_for_selector("#fork-note >> text=dealt anew")
     assert deal.get_attribute("data-version") == "3" and "shuffled anew" in deal.text_content()
     tab.shot("fork")
     tab.page.click(f"#fork-note a[href='#/replay/{match_id}']")
@@ -558,4 +559,36 @@ def test_a_fork_says_where_it_comes_from_and_tells_its_deal(open_tab, server):
     assert tab.page.locator("#fork-note").count() == 0, "the original is no fork"
     tab.page.goto(f"{server.base}/#/replay/{fork}")
     tab.page.wait_for_selector("#sentences li.deal")
-    assert f"A fork of match {match_id}" in tab.page.text_content("#fork-note")
+    assert f"Forked from match {match_id}" in tab.page.text_content("#fork-note")
+    assert "dealt anew" in tab.page.text_content("#fork-note")
+
+
+def test_a_fork_of_a_game_without_hidden_cards_speaks_of_none(open_tab, server):
+    tab = open_tab()
+    api, base = tab.page.request, f"{server.base}/api/matches"
+    created = api.post(base, data={"game": "tic-tac-toe", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).json()
+    match_id, tokens = created["match"]["id"], created["tokens"]
+    state = api.get(
+        f"{base}/{match_id}/state?include=legal_moves", headers={"Authorization": f"Bearer {tokens['0']}"}
+    ).json()
+    seat = str(state["active_seats"][0])
+    move = api.post(
+        f"{base}/{match_id}/moves",
+        data={"move": state["legal_moves"][0]},
+        headers={"Authorization": f"Bearer {tokens[seat]}"},
+    )
+    assert move.status == 201
+    other = str(1 - int(seat))
+    assert (
+        api.post(f"{base}/{match_id}/resign", headers={"Authorization": f"Bearer {tokens[other]}"}).status
+        == 201
+    )
+    fork = api.post(f"{base}/{match_id}/fork", data={"version": 1}).json()["match"]["id"]
+    for address in (f"#/match/{fork}", f"#/replay/{fork}"):
+        tab.page.goto(f"{server.base}/{address}")
+        tab.page.wait_for_selector("#fork-note")
+        note = tab.page.text_content("#fork-note")
+        assert note.startswith(
+            f"Forked from match {match_id} at version 1: its history up to there is public"
+        )
+        assert "dealt" not in note and "draw pile" not in note and "hands" not in note

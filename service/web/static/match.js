@@ -44,17 +44,17 @@ export function entryText(entry, names) {
 }
 
 // A fork says so, on the match page and in its replay: its history up to the fork is the
-// original's, public (the hands dealt by then included), and what no seat could see there
-// was dealt anew (its `deal` entry).
-export function forkNote(summary) {
+// original's, public. Only a game that deals hidden cards re-deals them for the fork (its
+// `deal` entry), so only then does the note speak of them.
+export function forkNote(summary, entries = []) {
   const from = summary.forked_from;
   if (!from) return null;
   const original = encodeURIComponent(from.match);
+  const dealt = entries.some((e) => e.kind === 'deal');
   return h('p', { id: 'fork-note', class: 'fork-note' },
-    'A fork of match ', h('a', { href: `#/replay/${original}` }, from.match), ` at version ${from.version}. `,
-    'Its history up to there is public, the hands held then included (',
-    h('a', { href: `/api/matches/${original}/export` }, 'the original\'s export'),
-    '); what no seat could see there, such as the order of the draw pile, was dealt anew for this fork.');
+    'Forked from match ', h('a', { href: `#/replay/${original}` }, from.match), ` at version ${from.version}: `,
+    'its history up to there is public (', h('a', { href: `/api/matches/${original}/export` }, 'the original\'s export'), ').',
+    dealt ? ' What no seat could see there, such as the hidden cards and their order, was dealt anew for this fork.' : '');
 }
 
 export function historyList(entries, names, current = null) {
@@ -446,6 +446,8 @@ export async function showMatch(root, matchId, seat) {
       if (option) select.value = option.value;
     }
     logEl.replaceChildren(historyList(entries, names));
+    const note = root.querySelector('#fork-note');
+    if (note) note.replaceWith(forkNote(summary, entries));
     if (followLog) logEl.scrollTop = logEl.scrollHeight;
 
     if (key && !root.contains(document.activeElement)) {

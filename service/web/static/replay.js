@@ -57,7 +57,7 @@ export async function showReplay(root, matchId, seat) {
     h('h1', {}, `Replay: ${info.title}`),
     h('p', { class: 'who' }, seat === null ? 'As a spectator sees it' : [`As seat ${seat} (`, bdi(names[seat]), ') sees it'], ' · ',
       h('a', { href: `#/match/${encodeURIComponent(matchId)}${seat === null ? '' : `/seat/${seat}`}` }, 'Back to the match')),
-    ...[forkNote(summary)].filter(Boolean),
+    ...[forkNote(summary, entries)].filter(Boolean),
     h('div', { class: 'scrub' },
       button('first', '⏮ First', () => 1), button('back', '◀ Back', () => version - 1),
       slider, button('forward', 'Forward ▶', () => version + 1), button('last', 'Last ⏭', () => last), label),
