@@ -343,6 +343,7 @@ def test_an_open_page_of_a_finished_match_hears_of_a_rematch_asked_elsewhere(ope
 def test_the_old_match_page_leads_to_the_rematch_this_browser_joined(open_tab, server):
     tab = open_tab()
     page = tab.page
+    page.bring_to_front()  # a page in the background has its timers throttled
     match_id, tokens = _finished_nim(server)
     http_json("POST", f"{server.base}/api/matches/{match_id}/rematch", token=tokens[1])
     _join(tab, server, match_id, 0, tokens[0])
