@@ -351,6 +351,7 @@ def test_the_old_match_page_leads_to_the_rematch_this_browser_joined(open_tab, s
     page.wait_for_function(f"() => /#\\/match\\/(?!{match_id})[^/]+\\/seat\\/0$/.test(location.hash)")
     new_id = re.search(r"#/match/([^/]+)/seat/0$", page.url).group(1)
     page.goto(f"{server.base}/#/match/{match_id}/seat/0")
+    page.reload()  # a fresh load of the old match's page, as a player coming back to it has
     page.wait_for_selector("#rematch-link >> text=Go to the rematch")
     assert page.locator("#rematch-button").count() == 0, "no offer that would be refused (seat-taken)"
     assert "Ana is in the rematch" in page.text_content("#history")
