@@ -32,8 +32,7 @@ from __future__ import annotations
 import re
 from http import HTTPStatus
 
-from . import jsoncodec
-from .api.problems import MEDIA_TYPE, TYPE_BASE
+from .api.problems import MEDIA_TYPE, problem_body
 
 #: The grammar of a Content-Length value (RFC 9110 §8.6): ASCII digits only (``str.isdigit``
 #: also takes ``²`` and ``１``), and at most 18 of them (``int`` refuses over 4300).
@@ -60,15 +59,7 @@ class Refused(ValueError):
     def response(self) -> bytes:
         """The whole response (problem+json, then the connection closes)."""
         phrase = HTTPStatus(self.status).phrase
-        body = jsoncodec.dumps(
-            {
-                "type": TYPE_BASE + self.code,
-                "title": phrase,
-                "status": self.status,
-                "detail": self.detail,
-                "code": self.code,
-            }
-        )
+        body = problem_body(self.status, self.code, phrase, self.detail)
         head = (
             f"HTTP/1.1 {self.status} {phrase}\r\nConnection: close\r\nContent-Type: {MEDIA_TYPE}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"

@@ -35,11 +35,18 @@ _HTTP_CODES = {
 }
 
 
-def problem(status: int, code: str, title: str, detail: str, **extra):
+def problem_body(status: int, code: str, title: str, detail: str, **extra) -> bytes:
+    """The problem+json document (RFC 9457); also what the serving layer sends itself
+    for a request no app sees (:class:`gameroom.framing.Refused`)."""
     body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
-    response = Flask.response_class(jsoncodec.dumps(body), status=status, mimetype=MEDIA_TYPE)
-    return response
+    return jsoncodec.dumps(body)
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra):
+    return Flask.response_class(
+        problem_body(status, code, title, detail, **extra), status=status, mimetype=MEDIA_TYPE
+    )
 
 
 def from_gameroom(exc: GameroomError):
