@@ -255,6 +255,8 @@ class Matches:
         token = new_token()
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.note_ai_pending(match_id)
+        if record.settings.get("clock"):  # ... or its clocks, with a start entry after the claim
+            self.store.note_clock_pending(match_id)
         folded = self._cache.get(match_id)
         when_full = None
         if folded is not None:  # the lobby's status once full, saved by the claim that fills it
@@ -270,6 +272,7 @@ class Matches:
             log.info("match %s: seat %d claimed, every seat is filled", match_id, seat)
         else:
             log.debug("match %s: seat %d claimed", match_id, seat)
+        faults.point("after-claim")  # crash tests: the seat is taken, the clocks not started yet
         # The claim read the record and the log's length: a cached fold that long is the latest.
         fresh = None
         if folded is not None and folded.version == claimed.version:
@@ -585,6 +588,13 @@ class Matches:
                 loaded, fresh, fresh_draft = self.load(match_id), True, False
             record, folded = loaded.record, loaded.folded
             self._check_may_move(loaded, seat, token)
+            if folded.lifecycle is not None and not folded.lifecycle["started"]:
+                # Every seat is taken but the clocks never started: the claim that filled the
+                # last one died before its start entry. Start them now, then judge the move.
+                loaded = self._start_clocks(loaded)
+                if not loaded.folded.lifecycle["started"]:
+                    raise Conflict("The match is too busy; try again.", code="busy")
+                record, folded, fresh, fresh_draft = loaded.record, loaded.folded, True, False
             game = self.game(record)
             self._check_move_keys(record.game, game, move)
             now = self.clock()  # the move's time: before its seat's deadline, or refused

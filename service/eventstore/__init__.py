@@ -49,7 +49,9 @@ exactly these, and proves it by passing the contract suite
   (see :mod:`gameroom.workers.clock_reconciler`); ``clocks_pending()``,
   ``pending_clocks(batch)`` (:class:`~gameroom.eventstore.redis_streams.PendingClock`),
   ``drop_clock_pending(match_id, marked_at)``: the index of matches that may
-  have a running clock (an append with ``clocks`` adds to it first), as for AI turns.
+  have a running clock (an append with ``clocks`` adds to it first), as for AI turns;
+  ``note_clock_pending(match_id)``: adds one (the claim of a clocked match, whose
+  ``start`` entry follows it).
 - ``ping()``: raises one of :data:`UNAVAILABLE` unless the backend answers.
 
 ``MatchRecords`` -- what is known of a match besides its log:

@@ -420,6 +420,10 @@ class EventStore:
         the time of the mark)."""
         return ("ZADD", keys.clock_pending(), time.time(), match_id)
 
+    def note_clock_pending(self, match_id: str) -> None:
+        """:meth:`clock_pending_mark` now, on its own (the intent before a claim that may start clocks)."""
+        self.redis.execute_command(*self.clock_pending_mark(match_id))
+
     def clock_due(self, match_id: str) -> tuple[int, dict[int, float]] | None:
         """The match's clock marker: ``(version, {seat: deadline})``, or None."""
         return parse_clock_due(self.redis.get(keys.clock_due(match_id)))

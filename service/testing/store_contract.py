@@ -557,6 +557,13 @@ class EventStoreContract:
         assert all(before - 1 <= p.marked_at <= time.time() + 1 for p in pending)
         assert store.ai_pending() == []  # the AI index is another one
 
+    def test_a_noted_clock_intent_is_a_member_without_a_marker(self, store):
+        store.note_clock_pending("a")
+        store.note_clock_pending("a")
+        [pending] = list(store.pending_clocks())
+        assert (pending.match_id, pending.due) == ("a", None)
+        assert store.ai_pending() == []
+
     def test_drop_clock_pending_removes_a_member_unless_marked_again_since(self, store):
         store.append("a", {}, 0, clocks={0: 1.0})
         [seen] = list(store.pending_clocks())

@@ -31,7 +31,10 @@ that set them*, and the workers schedule from that record:
   marker's is run again.
 - A member without a marker (the clocks stopped, the match ended, or the
   intent's append never came) is dropped once its mark is older than
-  :data:`GRACE`, unless a writer marked it again meanwhile.
+  :data:`GRACE`, unless a writer marked it again meanwhile, or its clocks
+  never started although every seat is taken: the claim of the last seat
+  (which marks a clocked match first) died before its ``start`` entry, and
+  the reconciler appends that entry instead.
 
 **Idempotent.** The job ids are deterministic and enqueued ``unique``, so
 however many workers reconcile at once, one job exists per (match, version,
@@ -57,6 +60,7 @@ import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from ..errors import NotFound
 from ..eventstore import keys
 from . import reconciler
 
@@ -89,7 +93,10 @@ def reconcile_clocks(matches, timeouts, *, now: float | None = None) -> list[str
     for pending in matches.store.pending_clocks(BATCH):
         if pending.due is None:
             if now - pending.marked_at >= GRACE:
-                matches.store.drop_clock_pending(pending.match_id, pending.marked_at)
+                try:
+                    _start_or_drop(matches, pending)
+                except Exception:  # one broken match must not stop the others
+                    log.exception("reconciling the clocks of match %s failed", pending.match_id)
             continue
         if now - pending.marked_at < FRESH:
             continue  # just appended: the writer's own schedule is on its way
@@ -112,6 +119,25 @@ def reconcile_clocks(matches, timeouts, *, now: float | None = None) -> list[str
             ", ".join(scheduled),
         )
     return scheduled
+
+
+def _start_or_drop(matches, pending) -> None:
+    """Drop a member whose clocks do not run, unless they never started: every seat is taken
+    but the claim that filled the last one died before its ``start`` entry (its intent is
+    this member). Then start them now; the start's append marks the match again."""
+    try:
+        loaded = matches.load(pending.match_id)
+    except NotFound:
+        matches.store.drop_clock_pending(pending.match_id, pending.marked_at)
+        return
+    overlay = loaded.folded.lifecycle
+    if loaded.record.full and overlay is not None and not overlay["started"] and not loaded.record.read_only:
+        log.warning(
+            "match %s: every seat is taken and its clocks never started; starting them", pending.match_id
+        )
+        matches.seat_claimed(pending.match_id, loaded)
+        return
+    matches.store.drop_clock_pending(pending.match_id, pending.marked_at)
 
 
 _UNREADABLE = object()

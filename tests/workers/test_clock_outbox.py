@@ -209,3 +209,83 @@ def test_a_process_killed_between_append_and_schedule_loses_no_timeout(
     ]
     assert due <= log[2]["time"] <= due + 30  # never early; late by at most about an upkeep interval
     assert all(w.poll() is None for w in workers)
+
+
+_DYING_CLAIM = textwrap.dedent("""
+    import json, os, sys
+    from gameroom import create_app
+    app = create_app({"redis_url": sys.argv[1], "queue": sys.argv[2], "ai_mode": "rq"})
+    client = app.test_client()
+    created = client.post("/api/matches", json={"game": "nim", "options": {"piles": [3, 3]},
+                          "seats": [{"name": "Ana"}, None],
+                          "clock": {"per_move": 30}, "timeout": {"action": "forfeit"}}).get_json()
+    match_id = created["match"]["id"]
+    print(json.dumps({"match": match_id}), flush=True)
+    os.environ["GAMEROOM_FAULT"] = "after-claim"
+    client.post(f"/api/matches/{match_id}/seats/1", json={"name": "Bo"})
+    print("survived", flush=True)
+""")
+
+
+@pytest.fixture
+def claim_died(redis_server, ai_matches, tmp_path):
+    """A clocked match whose last seat was claimed by a process killed before it appended ``start``."""
+    died = subprocess.run(
+        [sys.executable, "-c", _DYING_CLAIM, redis_server.url, QUEUE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert died.returncode == -signal.SIGKILL, died.stderr  # died at the injected point
+    assert "survived" not in died.stdout
+    match_id = json.loads(died.stdout.splitlines()[0])["match"]
+    loaded = ai_matches.load(match_id)
+    assert loaded.record.full and not loaded.folded.lifecycle["started"]
+    assert ai_matches.store.version(match_id) == 1 and ai_matches.store.clock_due(match_id) is None
+    return match_id
+
+
+def _kinds(matches, match_id):
+    return [(e["kind"], e.get("action")) for e in matches.store.read(match_id)]
+
+
+def test_the_claim_of_a_clocked_match_marks_it_before_it_starts_the_clocks(claim_died, redis_client):
+    assert redis_client.zscore(keys.clock_pending(), claim_died) is not None  # the claim's intent
+
+
+def test_clocks_a_dead_claim_never_started_are_started_by_the_reconciler_after_the_grace(
+    claim_died, ai_matches, timeouts, redis_client
+):
+    assert reconcile_clocks(ai_matches, timeouts) == []  # within the grace: the claimant may be on its way
+    assert _kinds(ai_matches, claim_died) == [("setup", None)]
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    assert _kinds(ai_matches, claim_died) == [("setup", None), ("lifecycle", "start")]
+    loaded = ai_matches.load(claim_died)
+    [first] = ai_matches.game(loaded.record).active_seats(loaded.folded.state)
+    assert ai_matches.store.clock_due(claim_died) == (2, {first: _deadline(ai_matches, claim_died, first)})
+    assert redis_client.zscore(keys.clock_pending(), claim_died) is not None  # kept: its clock runs
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    assert ai_matches.store.version(claim_died) == 2  # started once
+
+
+def test_clocks_a_dead_claim_never_started_are_started_by_the_first_move(claim_died, ai_matches):
+    loaded = ai_matches.load(claim_died)
+    [first] = ai_matches.game(loaded.record).active_seats(loaded.folded.state)
+    ai_matches.submit(claim_died, first, {"type": "take", "pile": 0, "count": 1})
+    assert _kinds(ai_matches, claim_died) == [("setup", None), ("lifecycle", "start"), ("move", None)]
+    other = 1 - first
+    assert ai_matches.store.clock_due(claim_died) == (3, {other: _deadline(ai_matches, claim_died, other)})
+
+
+def test_a_match_with_open_seats_and_no_clock_running_is_dropped_from_the_index_after_the_grace(
+    ai_matches, timeouts, redis_client
+):
+    loaded, _tokens = ai_matches.create(
+        "nim", [{"name": "Ana"}, None], {"piles": [3]}, settings={"clock": {"per_move": 30}}
+    )
+    match_id = loaded.record.id
+    ai_matches.store.note_clock_pending(match_id)  # a claim's intent, its claim refused
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    assert redis_client.zscore(keys.clock_pending(), match_id) is None
+    assert _kinds(ai_matches, match_id) == [("setup", None)]  # not started: a seat is open
