@@ -66,6 +66,10 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
     }
 
 
+#: Empty lines ignored before a request line (each one read in the idle timeout); one more is refused.
+EMPTY_LINES = 4
+
+
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
     connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
@@ -150,9 +154,18 @@ class IdleClosingHandler(PyWSGIHandler):
         }
 
     def read_requestline(self):
+        """The next request line, after at most :data:`EMPTY_LINES` empty lines (RFC 9112 §2.2: a
+        server SHOULD ignore one received before it, as some clients send a CRLF after a body)."""
         line, self._pending_line = self._pending_line, None
         if line is not None:  # read by handle_one_request, left to gevent
             return line
+        for _ in range(EMPTY_LINES):
+            line = self._read_line()
+            if line not in ("\r\n", "\n"):
+                return line
+        return self._read_line()  # one more empty line is refused as a malformed request line
+
+    def _read_line(self) -> str:
         if not self.idle_timeout:
             return super().read_requestline()
         with gevent.Timeout(self.idle_timeout, False):

@@ -206,3 +206,36 @@ def test_the_request_line_rule(line, wrong):
 )
 def test_a_logged_request_line_is_its_method_and_path_without_the_query(line, shown):
     assert framing.redacted(line) == shown
+
+
+def _status_lines(responses: list[bytes]) -> list[str]:
+    return [r.split(b"\r\n", 1)[0].decode() for r in responses]
+
+
+@pytest.mark.parametrize("server", ["served", "with_access_log"])
+def test_empty_lines_before_a_request_line_are_ignored(server, request):
+    """RFC 9112 §2.2: a server SHOULD ignore at least one empty line before a request line (some
+    clients send a CRLF after a POST body). Both on a fresh connection and after a body."""
+    port = request.getfixturevalue(server).port
+    healthz = b"GET /api/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    responses, _closed = _exchange(port, b"\r\n" + healthz)
+    assert _status_lines(responses) == ["HTTP/1.1 200 OK"]
+    body = json.dumps({"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).encode()
+    create = (
+        b"POST /api/matches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    responses, closed = _exchange(port, create + b"\r\n\r\n" + healthz)
+    assert _status_lines(responses) == ["HTTP/1.1 201 CREATED", "HTTP/1.1 200 OK"]
+    assert not closed
+
+
+@pytest.mark.parametrize("server", ["served", "with_access_log"])
+def test_more_empty_lines_than_a_client_would_send_are_refused(server, request):
+    port = request.getfixturevalue(server).port
+    raw = b"\r\n" * 5 + b"GET /api/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    responses, closed = _exchange(port, raw)
+    assert len(responses) == 1 and closed
+    status, _headers, problem = _problem(responses[0])
+    assert (status, problem["code"]) == ("HTTP/1.1 400 Bad Request", "bad-http-framing")
