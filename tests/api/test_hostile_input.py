@@ -386,3 +386,41 @@ def test_a_bodiless_post_with_any_content_type_still_works(api):
         "POST", f"/api/matches/{match_id}/resign", token=tokens[seat], headers={"Content-Type": FORM}
     )
     assert r.status_code == 201, r.get_data(as_text=True)
+
+
+# -- a name twice in one object ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"move": {"type": "take", "pile": 0, "count": 1, "count": 2}}',
+        '{"move": {"type": "take", "pile": 0, "count": 1}, "move": {"type": "take", "pile": 0, "count": 2}}',
+        '{"move": {"type": "take", "pile": 0, "count": 1}, "expected_version": 1, "expected_version": 9}',
+    ],
+)
+def test_a_name_twice_in_one_object_is_refused_not_read_as_its_last_value(api, expect_problem, raw):
+    match_id, tokens = api.create()
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/moves", raw, token=tokens[0]), 400, "duplicate-json-name"
+    )
+    assert api.state(match_id)["version"] == 1
+
+
+def test_a_name_twice_is_refused_on_creation_and_claims_too(api, expect_problem):
+    before = _lobby(api)
+    body = '{"game": "nim", "game": "tic-tac-toe", "seats": [{"name": "Ana"}, {"name": "Bo"}]}'
+    expect_problem(_post_raw(api, "/api/matches", body), 400, "duplicate-json-name")
+    assert _lobby(api) == before
+    match_id, _tokens = api.create(seats=[{"name": "Ana"}, None])
+    expect_problem(
+        _post_raw(api, f"/api/matches/{match_id}/seats/1", '{"name": "Bo", "name": "Eve"}'),
+        400,
+        "duplicate-json-name",
+    )
+    assert api.get(f"/api/matches/{match_id}").get_json()["seats"][1]["open"] is True
+
+
+def test_the_same_name_in_different_objects_is_fine(api):
+    body = '{"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}], "options": {"piles": [2]}}'
+    assert _post_raw(api, "/api/matches", body).status_code == 201
