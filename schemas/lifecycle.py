@@ -142,6 +142,13 @@ class LeaveSchema(Schema):
     )
 
 
+class EmptyBodySchema(Schema):
+    """The body of an action that takes no parameters: none at all, or ``{}`` (what many HTTP
+    clients send with every POST). Anything in it is refused (422), never ignored: an irreversible
+    action (resign, rematch, reclaim, release) must not run on a request the client meant as
+    something else."""
+
+
 class LifecycleResultSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "the version of the lifecycle entry"})
     entry = fields.Dict(required=True, metadata={"description": "the entry, as history shows it"})

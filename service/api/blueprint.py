@@ -6,6 +6,9 @@ Every request runs flask-smorest's and webargs' own code: ``arguments``,
 - the parser loads JSON bodies with :func:`bodies.loads` (the API's limits on
   any JSON body) through webargs' public ``load_json`` loader; a body that is
   not JSON is refused exactly as webargs refuses it (400 ``{"json": [...]}``);
+- :meth:`Blueprint.no_body` reads the body of an action that takes no
+  parameters with the same loader and a schema of no fields, so such a body
+  is refused as any other route refuses it, never ignored;
 - decorators that only document (an operation id, a request header, arguments
   the view reads itself, and the 400/413 that any JSON body may get) record
   the documentation on the view's ``_apidoc`` as flask-smorest's own
@@ -20,11 +23,14 @@ from __future__ import annotations
 import http
 import json
 from copy import deepcopy
+from functools import wraps
 
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import remove_none
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, abort, is_json_request
+
+from gameroom.schemas.lifecycle import EmptyBodySchema
 
 from ..errors import UnsupportedMediaType
 from . import bodies
@@ -71,6 +77,25 @@ class Blueprint(_Blueprint):
             for code in (400, 413, 415):
                 responses.setdefault(code, http.HTTPStatus(code).name)
             return view
+
+        return decorator
+
+    def no_body(self):
+        """For an action that takes no parameters: no body, or ``{}``; the view gets no argument.
+
+        The body is still read, as :meth:`arguments` reads any: one that is not JSON is a 415,
+        broken or too deep a 400, too large a 413, and one with anything in it a 422. Left
+        unread, ``please do not resign`` as text/plain would have resigned."""
+        parse = self.arguments(
+            EmptyBodySchema(), required=False, description="none: send no body, or an empty JSON object"
+        )
+
+        def decorator(func):
+            @wraps(func)
+            def view(*args, **kwargs):
+                return func(*args[:-1], **kwargs)  # webargs appends the (empty) body last
+
+            return parse(view)
 
         return decorator
 

@@ -41,6 +41,7 @@ def _result(loaded, entry, seat):
 @blp.route("/<match_id>/resign")
 class Resign(MethodView):
     @blp.operation("resignSeat")
+    @blp.no_body()
     @blp.response(201, LifecycleResultSchema)
     @blp.alt_response(401, **UNAUTHORIZED, description="a seat's token is needed")
     @blp.alt_response(404, **PROBLEM)
@@ -75,6 +76,7 @@ class Leave(MethodView):
 @blp.route("/<match_id>/seats/<int:seat>/reclaim")
 class Reclaim(MethodView):
     @blp.operation("reclaimSeat")
+    @blp.no_body()
     @blp.response(201, SeatTokenSchema)
     @blp.alt_response(401, **UNAUTHORIZED, description="bad-admin-token")
     @blp.alt_response(404, **PROBLEM)
@@ -93,6 +95,7 @@ class Reclaim(MethodView):
 @blp.route("/<match_id>/seats/<int:seat>/release")
 class Release(MethodView):
     @blp.operation("releaseSeat")
+    @blp.no_body()
     @blp.response(201, LifecycleResultSchema)
     @blp.alt_response(401, **UNAUTHORIZED, description="bad-admin-token")
     @blp.alt_response(404, **PROBLEM)
@@ -109,6 +112,7 @@ class Release(MethodView):
 @blp.route("/<match_id>/rematch")
 class Rematch(MethodView):
     @blp.operation("createRematch")
+    @blp.no_body()
     @blp.response(201, RematchSchema)
     @blp.alt_response(401, **UNAUTHORIZED, description="a seat's token or the admin token is needed")
     @blp.alt_response(403, **PROBLEM, description="not-your-seat (an AI seat)")

@@ -206,3 +206,27 @@ def _stream_data(url: str, headers: dict) -> list[dict]:
             elif line.startswith("data: ") and event == "entry":
                 out.append(json.loads(line[len("data: ") :]))
     return out
+
+
+def test_a_generated_client_resigns_and_accepts_a_rematch_without_a_body(server, tmp_path):
+    """The actions that take no parameters document an optional empty body: the generated
+    functions send none by default (with ``Content-Type: application/json``), or ``{}``."""
+    client_pkg = _generate(server, "nim", tmp_path)
+    models = importlib.import_module(client_pkg.__name__ + ".models")
+    create = importlib.import_module(f"{client_pkg.__name__}.api.matches.create_match")
+    resign = importlib.import_module(f"{client_pkg.__name__}.api.lifecycle.resign_seat")
+    rematch = importlib.import_module(f"{client_pkg.__name__}.api.lifecycle.create_rematch")
+    anonymous = client_pkg.Client(base_url=server, raise_on_unexpected_status=True)
+    body = models.MatchCreate(
+        game=models.MatchCreateGame("nim"), seats=[models.SeatSpec(name="Ana"), models.SeatSpec(name="Bo")]
+    )
+    created = create.sync(client=anonymous, body=body)
+    seats = [
+        client_pkg.AuthenticatedClient(base_url=server, token=created.tokens[str(seat)]) for seat in range(2)
+    ]
+    resigned = resign.sync(match_id=created.match.id, client=seats[0])
+    assert isinstance(resigned, models.LifecycleResult), resigned
+    assert resigned.match["status"] == "finished"
+    accepted = rematch.sync(match_id=created.match.id, client=seats[1], body=models.EmptyBody())
+    assert isinstance(accepted, models.Rematch), accepted
+    assert accepted.seat == 1 and accepted.match["id"] != created.match.id

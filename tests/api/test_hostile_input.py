@@ -424,3 +424,75 @@ def test_a_name_twice_is_refused_on_creation_and_claims_too(api, expect_problem)
 def test_the_same_name_in_different_objects_is_fine(api):
     body = '{"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}], "options": {"piles": [2]}}'
     assert _post_raw(api, "/api/matches", body).status_code == 201
+
+
+# -- the actions that take no parameters read their body too ---------------------------
+
+
+def _nim(api):
+    data = api.post("/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).get_json()
+    return data["match"]["id"], data["tokens"], data["admin_token"]
+
+
+def _bodiless_actions(api):
+    """A resign, a reclaim, a rematch and a release, each ready to succeed: ``[(path, token)]``,
+    and the ids of the matches they would change."""
+    playing, tokens, _ = _nim(api)
+    left, left_tokens, admin = _nim(api)
+    assert api.post(f"/api/matches/{left}/leave", {}, token=left_tokens["1"]).status_code == 201
+    over, over_tokens, over_admin = _nim(api)
+    assert api.post(f"/api/matches/{over}/resign", token=over_tokens["0"]).status_code == 201
+    kept = api.post(f"/api/matches/{over}/rematch", token=over_tokens["1"]).get_json()["match"]["id"]
+    done, done_tokens, _ = _nim(api)
+    assert api.post(f"/api/matches/{done}/resign", token=done_tokens["0"]).status_code == 201
+    actions = [
+        (f"/api/matches/{playing}/resign", tokens["0"]),
+        (f"/api/matches/{left}/seats/1/reclaim", admin),
+        (f"/api/matches/{done}/rematch", done_tokens["1"]),
+        (f"/api/matches/{kept}/seats/0/release", over_admin),
+    ]
+    return actions, [playing, left, over, kept, done]
+
+
+def _versions(api, match_ids):
+    return [api.get(f"/api/matches/{m}").get_json()["version"] for m in match_ids]
+
+
+@pytest.mark.parametrize(
+    "content_type, body, status, code",
+    [
+        ("text/plain", "please do not resign", 415, "unsupported-media-type"),
+        ("application/xml", "<x/>", 415, "unsupported-media-type"),
+        (FORM, "confirm=no", 415, "unsupported-media-type"),
+        ("application/json", "{broken", 400, "malformed-json"),
+        ("application/json", _nested(10_000), 400, "json-too-deep"),
+        ("application/json", '{"x": "%s"}' % ("x" * 70_000), 413, "body-too-large"),
+        ("application/json", '{"confirm": false}', 422, "validation-error"),
+        ("application/json", '{"level": "greedy"}', 422, "validation-error"),
+        ("application/json", "[]", 422, "validation-error"),
+        ("application/json", "null", 422, "validation-error"),
+        ("application/json", '"resign"', 422, "validation-error"),
+    ],
+)
+def test_resign_reclaim_rematch_and_release_refuse_a_body_they_cannot_take_and_do_nothing(
+    api, expect_problem, content_type, body, status, code
+):
+    """Left unread, ``please do not resign`` sent as text/plain resigned: these actions cannot be
+    undone, so a body that is not JSON, is broken, or asks for anything is refused as on every
+    other route."""
+    actions, match_ids = _bodiless_actions(api)
+    versions, before = _versions(api, match_ids), _lobby(api)
+    for path, token in actions:
+        expect_problem(_post_typed(api, path, body, content_type, token), status, code)
+    assert _versions(api, match_ids) == versions and _lobby(api) == before
+
+
+@pytest.mark.parametrize(
+    "content_type, body",
+    [(None, None), ("application/json", ""), ("application/json", "{}"), ("application/json", " { } ")],
+)
+def test_resign_reclaim_rematch_and_release_take_no_body_or_an_empty_object(api, content_type, body):
+    actions, _ = _bodiless_actions(api)
+    for path, token in actions:
+        r = _post_typed(api, path, body, content_type, token)
+        assert r.status_code == 201, (path, r.get_data(as_text=True))
