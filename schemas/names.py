@@ -28,6 +28,8 @@ import unicodedata
 
 from marshmallow import ValidationError, fields, validate
 
+from .patterns import FullMatch
+
 #: The joiners kept where they join (see the module docstring).
 JOINERS = frozenset("\u200c\u200d")
 
@@ -131,7 +133,7 @@ def name_field(**kwargs):
     return fields.String(
         validate=[
             validate.Length(1, 64),
-            validate.Regexp(NAME_PATTERN, error="A name must be printable and not blank."),
+            FullMatch(NAME_PATTERN, error="A name must be printable and not blank."),
             _shows_as_written,
         ],
         metadata={"description": DESCRIPTION},

@@ -35,6 +35,7 @@ from typing import Any
 
 import pluggy
 
+from .schemas.patterns import FullMatch
 from .schemas.strict import StrictBoolean, StrictInteger, StrictNumber
 from .tagged import tag_schemas, tagged_variants
 
@@ -49,6 +50,7 @@ __all__ = [
     "StrictBoolean",
     "StrictInteger",
     "StrictNumber",
+    "FullMatch",
     "IllegalMove",
     "Rng",
     "Seat",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from gameroom.plugin_api import FullMatch
+
 DATA_FILE = Path(__file__).parent / "data" / "stars-are-right.json"
 
 #: The 14 face codes (SAR-B1.2), in the data file's order; the index is the
@@ -65,7 +67,7 @@ class CardSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1))
     type = fields.String(required=True, validate=validate.OneOf(CARD_TYPES))
     family = fields.String(required=True, allow_none=True, validate=validate.OneOf(FAMILIES))
-    invocation = fields.String(required=True, validate=validate.Regexp(r"^[PSF]{1,3}$"))
+    invocation = fields.String(required=True, validate=FullMatch(r"^[PSF]{1,3}$"))
     bonus = fields.String(required=True, allow_none=True, validate=validate.OneOf(FACE_CODES))
     points = fields.Integer(required=True)
     constellation = fields.List(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from gameroom.plugin_api import StrictBoolean, StrictInteger, tag_schemas, tagged_variants
+from gameroom.plugin_api import FullMatch, StrictBoolean, StrictInteger, tag_schemas, tagged_variants
 
 from .content import FACE_CODES
 from .evolve import EVENT_TYPES
@@ -104,7 +104,7 @@ class OptionsSchema(Schema):
     dark_cells_may_overhang = StrictBoolean(load_default=False)
     no_cancel_checks = fields.String(
         load_default="abcd",
-        validate=validate.Regexp(
+        validate=FullMatch(
             r"^(?!.*(.).*\1)[abcd]*$", error="a subset of the letters 'abcd', each at most once"
         ),
     )

@@ -327,7 +327,8 @@ CARD_SET_DIRS_ENV = "GAMEROOM_CARD_SET_DIRS"
 #: Largest card file read, in bytes (the shipped one has about 23 KB).
 MAX_CARD_SET_BYTES = 1 << 20
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.json)?$")
+#: A whole card set name (always with ``fullmatch``: ``$`` would also take a final newline).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.json)?")
 
 #: Card sets other plugins registered: name -> a file (importlib Traversable or Path).
 _REGISTERED: dict = {}
@@ -336,7 +337,7 @@ _REGISTERED: dict = {}
 def register_card_sets(files: dict) -> None:
     """Make the card sets ``{name: file}`` (from the ``gameroom_content`` hook) nameable."""
     for name, source in files.items():
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             raise CardSetError(f"card set name {name!r}: letters, digits, '-' and '_' only")
         _REGISTERED[_stem(name)] = source
 
@@ -350,7 +351,7 @@ def _shipped() -> dict:
     return {
         entry.name[: -len(".json")]: entry
         for entry in folder.iterdir()
-        if entry.name.endswith(".json") and _NAME.match(entry.name)
+        if entry.name.endswith(".json") and _NAME.fullmatch(entry.name)
     }
 
 
@@ -363,7 +364,7 @@ def installed_card_sets() -> list[str]:
     names = set(_shipped()) | set(_REGISTERED)
     for folder in _owner_dirs():
         try:
-            names |= {p.stem for p in folder.iterdir() if p.suffix == ".json" and _NAME.match(p.name)}
+            names |= {p.stem for p in folder.iterdir() if p.suffix == ".json" and _NAME.fullmatch(p.name)}
         except OSError:
             continue
     return sorted(names)
@@ -393,7 +394,7 @@ def _read_owner_file(path: Path, name: str) -> str | None:
 
 def read_text(name: str) -> str:
     """The text of the installed card set ``name`` (see :func:`load_card_set`)."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CardSetError(
             "card_set: must be the name of a card set installed on this server "
             "(letters, digits, '-' and '_'; never a path)"

@@ -137,9 +137,11 @@ def test_the_largest_accepted_numbers_answer_without_error(api):
 
 SURROGATES = ['"\\ud800x"', '"x\\udfff"', '"\\udc00\\ud800"']
 CONTROLS = ['"a\\u0000b"', '"tab\\there"', '"\\u001b[31mred"', '"line\\nbreak"', '"\\u007f"', '"   "']
+#: Python's ``$`` also matches before a final newline: these passed the name's pattern.
+TRAILING_NEWLINES = ['"Ana\\n"', '"Ana\\r\\n"', '"\\u0041\\n"']
 
 
-@pytest.mark.parametrize("name", SURROGATES + CONTROLS)
+@pytest.mark.parametrize("name", SURROGATES + CONTROLS + TRAILING_NEWLINES)
 def test_names_with_lone_surrogates_or_control_characters_are_refused_at_create_and_claim(
     api, expect_problem, name
 ):
@@ -163,6 +165,29 @@ def test_names_with_lone_surrogates_or_control_characters_are_refused_at_create_
     assert api.get(f"/api/matches/{match_id}/events").status_code == 200
     stream = api.get(f"/api/matches/{match_id}/stream")
     assert stream.status_code == 200 and b"event: entry" in stream.get_data()
+
+
+def test_a_name_ending_in_a_newline_is_refused_at_fork_and_import_too(api, expect_problem):
+    doc = _finished_export(api)
+    match_id = [m["id"] for m in api.get("/api/matches?status=finished").get_json()["matches"]][0]
+    before = _lobby(api)
+    seats = [{"name": "Ana"}, {"name": "Bo\n"}]
+    fork = api.post(f"/api/matches/{match_id}/fork", {"version": 2, "seats": seats})
+    assert "seats" in expect_problem(fork, 422, "validation-error")["errors"]
+    imported = api.post("/api/matches/import", {**doc, "seats": seats})
+    assert "seats" in expect_problem(imported, 422, "validation-error")["errors"]
+    assert _lobby(api) == before
+
+
+def test_an_option_ending_in_a_newline_is_refused(api, expect_problem):
+    """The Stars Are Right's ``no_cancel_checks`` (letters of abcd) took ``"ab\\n"`` and stored it."""
+    before = _lobby(api)
+    body = {"game": "stars-are-right", "seats": [{"name": "Ana"}, {"name": "Bo"}]}
+    refused = api.post("/api/matches", {**body, "options": {"no_cancel_checks": "ab\n"}})
+    assert "no_cancel_checks" in expect_problem(refused, 422, "bad-options")["errors"]["options"]
+    assert _lobby(api) == before
+    created = api.post("/api/matches", {**body, "options": {"no_cancel_checks": "ab"}})
+    assert created.get_json()["match"]["options"]["no_cancel_checks"] == "ab"
 
 
 def test_printable_unicode_names_are_still_welcome(api):

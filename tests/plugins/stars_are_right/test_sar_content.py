@@ -64,6 +64,7 @@ def broken(card_id, field, value):
         (5, "constellation", [[["Mo", None], ["5"]]]),
         (61, "power", "Z"),
         (13, "invocation", "PQ"),
+        (13, "invocation", "PS\n"),  # Python's "$" matches before a final newline
         (70, "family", "hastur"),
     ],
 )

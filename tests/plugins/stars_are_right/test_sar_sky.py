@@ -1,8 +1,10 @@
 """Phase 3, changing the sky (SAR-B6), and the worked examples 1-4 and 15."""
 
 import pytest
+from marshmallow import ValidationError
 
 from gameroom.plugin_api import IllegalMove
+from gameroom.plugins.stars_are_right import StarsAreRight
 from gameroom.plugins.stars_are_right.matcher import pack_sky, visible
 from gameroom.plugins.stars_are_right.scenario import position, step, steps, up_codes
 from gameroom.plugins.stars_are_right.sky import legal_actions
@@ -116,6 +118,14 @@ def test_B6_5_no_cancel_checks_option_abd_allows_a_repeated_pair():
     )
     state = steps(state, 0, moves)
     assert state["phase"] == "summon"
+
+
+@pytest.mark.parametrize("value", ["ab\n", "\n", "abcd\n", "ab\r\n", "aa", "e"])
+def test_no_cancel_checks_refuses_anything_but_distinct_letters_abcd_a_trailing_newline_too(value):
+    with pytest.raises(ValidationError) as err:
+        StarsAreRight().load_options({"no_cancel_checks": value})
+    assert "no_cancel_checks" in err.value.messages
+    assert StarsAreRight().load_options({"no_cancel_checks": "ab"})["no_cancel_checks"] == "ab"
 
 
 def test_B6_1_every_symbol_must_be_carried_out_before_summoning():

@@ -10,7 +10,12 @@ from marshmallow import ValidationError
 
 from gameroom.core.decider import fold
 from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
-from gameroom.plugins.tiny_stellar_empires.content import CardSetError, load_card_set, parse
+from gameroom.plugins.tiny_stellar_empires.content import (
+    CardSetError,
+    load_card_set,
+    parse,
+    register_card_sets,
+)
 from gameroom.plugins.tiny_stellar_empires.rules import empire_plays
 from gameroom.plugins.tiny_stellar_empires.scenario import position
 from gameroom.plugins.tiny_stellar_empires.scoring import breakdown
@@ -104,6 +109,17 @@ def test_card_set_option_names_shipped_and_owner_installed_sets(tmp_path):
         assert (
             load_card_set(G.load_options({"card_set": name})["card_set"])["hash"] == load_card_set()["hash"]
         )
+
+
+@pytest.mark.parametrize("name", ["tiny-stellar-empires\n", "copy\n", "copy.json\n", "copy\r\n"])
+def test_a_card_set_name_with_a_trailing_newline_is_not_a_name(tmp_path, name):
+    """Python's ``$`` matches before a final newline: ``"copy\\n"`` passed for a name and was
+    looked for as a file ``copy\\n.json``."""
+    (tmp_path / "copy.json").write_text(json.dumps(SHIPPED))
+    with pytest.raises(ValidationError, match="never a path"):
+        G.load_options({"card_set": name})
+    with pytest.raises(CardSetError, match="letters, digits"):
+        register_card_sets({name: tmp_path / "copy.json"})
 
 
 def alternative(tmp_path):
