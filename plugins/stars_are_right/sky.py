@@ -92,10 +92,10 @@ def all_actions() -> list[dict]:
 ALL_ACTIONS = all_actions()
 
 
-def _cell(move: dict, key: str) -> int:
-    value = move.get(key)
+def _cell(value, what: str) -> int:
+    """``value`` as a cell index; ``what`` names it in the refusal as the client wrote it."""
     if type(value) is not int or not 0 <= value < 25:
-        raise IllegalMove("bad-cell", f"'{key}' must be a cell index 0..24.")
+        raise IllegalMove("bad-cell", f"{what} must be a cell index 0..24.")
     return value
 
 
@@ -129,7 +129,7 @@ def resolve(state: dict, move: dict) -> tuple[dict, list, list]:
         cells = move.get("cells")
         if not isinstance(cells, list) or len(cells) != 2:
             raise IllegalMove("bad-cell", "A swap names two cells.")
-        a, b = sorted((_cell({"c": cells[0]}, "c"), _cell({"c": cells[1]}, "c")))
+        a, b = sorted(_cell(cell, "Each of 'cells'") for cell in cells)
         if (a, b) not in ADJACENT_SET:
             raise IllegalMove("not-adjacent", "Only cells sharing an edge may be swapped (B6.3).")
         if "c" in checks and pair_key(sky[a], sky[b]) in nc["swapped"]:
@@ -137,7 +137,7 @@ def resolve(state: dict, move: dict) -> tuple[dict, list, list]:
         new_sky, new_faces = swap(sky, a, b), faces
         event = {"type": "swapped", "cells": [a, b], "tiles": [sky[a], sky[b]]}
     else:
-        cell = _cell(move, "cell")
+        cell = _cell(move.get("cell"), "'cell'")
         tile = sky[cell]
         if "a" in checks and tile in nc["flipped"]:
             raise IllegalMove("no-cancel", "That tile was already flipped this turn (B6.5a).")

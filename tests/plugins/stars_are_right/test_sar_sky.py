@@ -120,6 +120,21 @@ def test_B6_5_no_cancel_checks_option_abd_allows_a_repeated_pair():
     assert state["phase"] == "summon"
 
 
+@pytest.mark.parametrize(
+    "move, message",
+    [
+        ({"type": "swap", "cells": [0, 25]}, "Each of 'cells' must be a cell index 0..24."),
+        ({"type": "swap", "cells": [-1, 0]}, "Each of 'cells' must be a cell index 0..24."),
+        ({"type": "swap", "cells": ["0", 1]}, "Each of 'cells' must be a cell index 0..24."),
+        ({"type": "flip", "cell": 25}, "'cell' must be a cell index 0..24."),
+        ({"type": "flip"}, "'cell' must be a cell index 0..24."),
+    ],
+)
+def test_a_cell_out_of_range_is_refused_naming_the_field_the_client_sent(move, message):
+    err = refused(sky_phase(S=1, F=1), move, "bad-cell")
+    assert err.message == message
+
+
 @pytest.mark.parametrize("value", ["ab\n", "\n", "abcd\n", "ab\r\n", "aa", "e"])
 def test_no_cancel_checks_refuses_anything_but_distinct_letters_abcd_a_trailing_newline_too(value):
     with pytest.raises(ValidationError) as err:
