@@ -10,13 +10,13 @@ import secrets
 
 from .application import Loaded, Matches, has_drafts
 from .core import lifecycle
-from .core.decider import CONFIRMS, deal_entry
+from .core.decider import BASE, CONFIRMS, deal_entry
 from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
 from .core.undo import (
     APPLY,
     UndoConfirmed,
     UndoPlan,
-    UndoRefused,
+    fewer_steps,
     has_base,
     plan_undo,
     state_after,
@@ -83,10 +83,8 @@ class History:
         if steps < 1:
             raise Conflict("Undo at least one step.", code="bad-undo-steps")
         if steps > len(mine.draft):
-            raise UndoRefused(
-                f"Only {len(mine.draft)} of your last steps can be undone: the one before is behind a "
-                "random draw or a reveal, or there is none."
-            )
+            base = mine.folded.revealed
+            raise fewer_steps(len(mine.draft), (base, seat, BASE), base)
         try:
             self.matches.undo_draft(mine, seat, steps)
         except VersionConflict:

@@ -16,6 +16,8 @@ must happen:
 - other seats acted since otherwise, but no barrier: a request (202), which is
   then approved by everyone, refused, or withdrawn by a new move;
 - a barrier (a draw, a shuffle, a reveal) lies in the way: refused (409);
+- the setup (the caller has not that many steps) or a lifecycle entry lies in the
+  way: ``short`` (409, ``bad-undo-steps``);
 - the caller's steps include one that confirmed them: refused (409,
   ``undo-crosses-confirm``), as is a request that would cancel another seat's
   confirmed step.
@@ -65,7 +67,10 @@ def oracle(game, entries, states, seat, steps, draft=None):
     game with sealed steps, the length of the seat's ``draft``."""
     effective = effective_entries(entries)
     if draft:
-        return ("drafted" if steps <= draft else "refused"), ()
+        if steps <= draft:
+            return "drafted", ()
+        base = [e for e in effective if e["kind"] == "setup" or e.get("drew") or e.get("reveal")][-1]
+        return ("short" if base["kind"] == "setup" else "refused"), ()
     if draft is not None:  # sealed steps: its last entry since the barrier holds them all
         for e in reversed(effective):
             if e["kind"] != "move" or e.get("drew") or e.get("reveal"):
@@ -78,8 +83,10 @@ def oracle(game, entries, states, seat, steps, draft=None):
         return "nothing", ()
     mine, span = 0, []
     for e in reversed(effective):  # span: the entries from the caller's first undone step on
+        if e["kind"] in ("setup", "lifecycle"):
+            return "short", ()  # the caller has no more steps, or not since a seat changed hands
         if e["kind"] != "move" or e.get("drew") or e.get("reveal"):
-            return "refused", ()  # the setup, a lifecycle entry, a draw or a reveal
+            return "refused", ()  # a draw or a reveal
         span.append(e)
         if e["seat"] == seat:
             mine += 1
@@ -157,6 +164,7 @@ def test_undo_policy_on_every_game(plain_matches, slug):
                     got = {
                         "undo-crosses-reveal": "refused",
                         "nothing-to-undo": "nothing",
+                        "bad-undo-steps": "short",
                         "undo-crosses-confirm": "confirmed",
                     }[exc.code]
                     assert got == expected, (slug, seat, steps, exc.code)

@@ -44,7 +44,10 @@ class Undo(MethodView):
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(
-        409, **PROBLEM, description="undo-crosses-reveal, undo-crosses-confirm, nothing-to-undo, match-over"
+        409,
+        **PROBLEM,
+        description="undo-crosses-reveal, undo-crosses-confirm, nothing-to-undo, "
+        "bad-undo-steps (more steps than can be undone), match-over",
     )
     def post(self, body, match_id):
         """Undo your own last step(s): at once, by request when others acted since (at once again where

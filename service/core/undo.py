@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import Conflict
-from .decider import BASE, CONFIRMS, INDEPENDENT, Folded, fold_events
+from .decider import BASE, CONFIRMS, INDEPENDENT, MAX_UNDO_DEPTH, Folded, fold_events
 
 APPLY, REQUEST = "apply", "request"
 
@@ -55,12 +55,9 @@ def plan_undo(folded: Folded, seat: int, steps: int = 1) -> UndoPlan:
     points = folded.checkpoints  # [(version, seat, flags)], the first is the last barrier
     own = [i for i, p in enumerate(points) if i > 0 and p[1] == seat]
     if len(own) < steps:
-        if seat not in folded.movers:
+        if seat not in folded.movers or (not own and _from_the_start(points[0])):
             raise Conflict("You have no step to undo.", code="nothing-to-undo")
-        raise UndoRefused(
-            f"Only {len(own)} of your last steps can be undone: the one before is behind a random draw "
-            "or a reveal, or there is none."
-        )
+        raise fewer_steps(len(own), points[0], folded.revealed)
     first = own[-steps]
     target = points[first - 1][0]
     undone = points[first:]
@@ -75,6 +72,40 @@ def plan_undo(folded: Folded, seat: int, steps: int = 1) -> UndoPlan:
     if any(p[2] & CONFIRMS for p in undone):
         raise UndoConfirmed("Another seat confirmed its steps since: they can no longer be undone.")
     return UndoPlan(REQUEST, target, tuple(p[0] for p in undone), others)
+
+
+def _from_the_start(barrier: tuple) -> bool:
+    """The barrier is the match's setup (version 1): no step of any seat lies before it."""
+    return barrier[0] == 1 and bool(barrier[2] & BASE)
+
+
+def fewer_steps(have: int, barrier: tuple, revealed: int) -> Conflict:
+    """The refusal of an undo of more steps than the ``have`` that the seat made since
+    ``barrier`` (the first checkpoint, or the base of a seat's draft), saying what stops it:
+    the match's start (there are no more steps), the limit of :data:`MAX_UNDO_DEPTH`, a
+    random draw or a reveal (``revealed``: the last one), or a lifecycle entry."""
+    if _from_the_start(barrier):
+        return Conflict(
+            f"You have only {have} step{'' if have == 1 else 's'} to undo.", code="bad-undo-steps"
+        )
+    if not barrier[2] & BASE:
+        return Conflict(
+            _earlier(have, f"is more than {MAX_UNDO_DEPTH} steps back, farther than undo reaches"),
+            code="bad-undo-steps",
+        )
+    if barrier[0] == revealed:
+        return UndoRefused(_earlier(have, "is behind a random draw or a reveal"))
+    return Conflict(
+        _earlier(have, "is behind the match's start or a change of hands (a leave, a reclaim or a timeout)"),
+        code="bad-undo-steps",
+    )
+
+
+def _earlier(have: int, why: str) -> str:
+    """The refusal's sentence: ``why`` the seat's step before its ``have`` last ones is out of reach."""
+    if have:
+        return f"Only {have} of your last steps can be undone: the one before {why}."
+    return f"None of your steps can be undone: your last one {why}."
 
 
 def selective_keeps(folded: Folded, seat: int, target: int) -> tuple | None:

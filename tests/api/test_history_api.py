@@ -134,6 +134,29 @@ def test_undo_is_refused_across_a_random_draw_whoever_asks(h):
     assert h.state(m)["version"] == 2
 
 
+def test_undo_of_more_steps_than_the_seat_made_says_how_many_it_has(h):
+    """Nim has no draw or reveal: five steps asked of a seat with one is not "behind a reveal"."""
+    r = h.post("/api/matches", {"game": "nim", "seats": [{"name": "Ana"}, {"name": "Bo"}]})
+    m, t = r.get_json()["match"]["id"], {int(k): v for k, v in r.get_json()["tokens"].items()}
+    first = h.state(m)["active_seats"][0]
+    take = {"move": {"type": "take", "pile": 0, "count": 1}}
+    for seat in (first, 1 - first):
+        assert h.post(f"/api/matches/{m}/moves", take, token=t[seat]).status_code == 201
+    r = h.undo(m, t[1 - first], steps=5)
+    assert r.status_code == 409 and r.get_json()["code"] == "bad-undo-steps"
+    assert r.get_json()["detail"] == "You have only 1 step to undo."
+    assert h.state(m)["version"] == 3
+    # a change of hands stands in the way as well, and is named
+    assert h.post(f"/api/matches/{m}/leave", {}, token=t[first]).status_code == 201
+    r = h.undo(m, t[1 - first])
+    assert r.status_code == 409 and r.get_json()["code"] == "bad-undo-steps"
+    assert r.get_json()["detail"] == (
+        "None of your steps can be undone: your last one is behind the match's start or a change of hands "
+        "(a leave, a reclaim or a timeout)."
+    )
+    assert h.state(m)["version"] == 4
+
+
 def test_undo_needs_a_seat(h):
     m, _ = h.create()
     assert h.post(f"/api/matches/{m}/undo", {}).status_code == 401

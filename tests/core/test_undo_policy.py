@@ -3,7 +3,7 @@
 import pytest
 
 from gameroom.core import decider
-from gameroom.core.decider import Folded
+from gameroom.core.decider import MAX_UNDO_DEPTH, Folded
 from gameroom.core.undo import APPLY, REQUEST, UndoRefused, plan_undo, undo_entry
 from gameroom.errors import Conflict
 from gameroom.testing.dice import DiceRace
@@ -12,8 +12,8 @@ GAME = DiceRace()
 
 
 class Match:
-    def __init__(self, players=2):
-        entry = decider.setup_entry(GAME, players, GAME.load_options({}), "seed")
+    def __init__(self, players=2, **options):
+        entry = decider.setup_entry(GAME, players, GAME.load_options(options), "seed")
         self.entries = [{**entry, "version": 1}]
         self.folded = decider.apply_entry(GAME, Folded(), self.entries[0])
         self.states = {1: self.folded.state}
@@ -69,6 +69,45 @@ def test_a_seat_that_never_moved_has_nothing_to_undo():
     with pytest.raises(Conflict) as caught:
         plan_undo(m.folded, 1)
     assert caught.value.code == "nothing-to-undo"
+
+
+def test_more_steps_than_the_seat_made_since_the_start_are_refused_as_not_there():
+    """Nothing but the match's start is in the way: no draw, no reveal to speak of."""
+    m = Match()
+    a = m.play("step")
+    m.play("step")
+    m.play("step")  # a again
+    for steps in (3, 5):
+        with pytest.raises(Conflict) as caught:
+            plan_undo(m.folded, a, steps=steps)
+        assert (caught.value.code, caught.value.detail) == (
+            "bad-undo-steps",
+            "You have only 2 steps to undo.",
+        )
+    assert plan_undo(m.folded, a, steps=2).target == 1
+
+
+def test_a_seat_whose_every_step_was_undone_has_nothing_to_undo():
+    m = Match()
+    a = m.play("step")
+    m.undo(a)
+    with pytest.raises(Conflict) as caught:
+        plan_undo(m.folded, a)
+    assert caught.value.code == "nothing-to-undo"
+
+
+def test_more_steps_than_undo_reaches_back_are_refused_naming_the_limit():
+    m = Match(players=4, goal=100)
+    for _ in range(MAX_UNDO_DEPTH + 10):
+        m.play("step")
+    have = sum(1 for p in m.folded.checkpoints[1:] if p[1] == 0)
+    with pytest.raises(Conflict) as caught:
+        plan_undo(m.folded, 0, steps=have + 1)
+    assert caught.value.code == "bad-undo-steps"
+    assert caught.value.detail == (
+        f"Only {have} of your last steps can be undone: the one before is more than {MAX_UNDO_DEPTH} "
+        "steps back, farther than undo reaches."
+    )
 
 
 def test_after_undo_replay_equals_the_state_at_the_target_and_history_marks_undone():

@@ -113,7 +113,8 @@ def test_R2_3_confirming_ends_the_right_to_undo(plain_matches):
     # which stays (seat 0 is still done with the turn); but not more steps than they took.
     with pytest.raises(Conflict) as caught:
         history.undo(match_id, 1, 2)
-    assert caught.value.code == "undo-crosses-reveal"
+    # (the first turn: its one step is all it has, no draw or reveal stands in the way)
+    assert (caught.value.code, caught.value.detail) == ("bad-undo-steps", "You have only 1 step to undo.")
     kind, _ = history.undo(match_id, 1)
     assert kind == "applied"
     state = own(plain_matches, match_id, 1).seen.state
