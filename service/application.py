@@ -768,8 +768,12 @@ class Matches:
         self.store.pop_draft(loaded.record.id, seat, decider.barrier(loaded.folded), len(loaded.draft), steps)
         return self.with_draft(loaded, seat)
 
-    def append(self, loaded: Loaded, entry: dict) -> Loaded:
-        """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved."""
+    def append(self, loaded: Loaded, entry: dict, idempotency_key: str | None = None) -> Loaded:
+        """Append a platform-made entry (undo) at ``loaded``'s version; VersionConflict if it moved.
+
+        ``idempotency_key``: the platform's own key for an action told once however often it is
+        asked (never a client's: those begin with the seat); if an entry was appended with it
+        already, nothing is appended and the match is returned as it is now."""
         game = self.game(loaded.record)
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
         after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
@@ -777,9 +781,12 @@ class Matches:
             loaded.record.id,
             entry,
             loaded.version,
+            idempotency_key=idempotency_key,
             ai_seats=self.ai_to_move(loaded.record, game, after),
             clocks=lifecycle.timed_seats(loaded.record, after),
         )
+        if result.duplicate:
+            return self.load(loaded.record.id)
         entry["version"] = result.version
         new = Loaded(loaded.record, after)
         self._cache.put(loaded.record.id, new.folded)

@@ -15,7 +15,15 @@ import time
 
 from .application import Loaded, Matches
 from .core import lifecycle
-from .core.matches import ACTIVE, FINISHED, hash_token, new_match_id, new_token, status_of
+from .core.matches import (
+    ACTIVE,
+    FINISHED,
+    hash_token,
+    new_match_id,
+    new_token,
+    rematch_token,
+    status_of,
+)
 from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed, VersionConflict
 from .eventstore.records import NO_MATCH, RELEASED, SEAT_CLAIMED
 
@@ -45,13 +53,15 @@ class Lifecycle:
         if status != ACTIVE:
             raise Conflict("The match has open seats and has not started.", code="match-not-started")
 
-    def _append(self, match_id: str, build) -> tuple[Loaded, dict]:
-        """Append ``build(loaded)``'s entry at the latest version; retried if the match moved meanwhile."""
+    def _append(self, match_id: str, build, key: str | None = None) -> tuple[Loaded, dict]:
+        """Append ``build(loaded)``'s entry at the latest version; retried if the match moved meanwhile.
+
+        ``key``: append it only once (see :meth:`Matches.append`)."""
         for _attempt in range(self.matches.append_retries):
             loaded = self.matches.load(match_id)
             entry = build(loaded)
             try:
-                new = self.matches.append(loaded, entry)
+                new = self.matches.append(loaded, entry, idempotency_key=key)
             except VersionConflict:
                 continue
             return new, self.matches.store.entry(match_id, new.version)
@@ -209,18 +219,26 @@ class Lifecycle:
 
     # -- rematch -----------------------------------------------------------------
 
-    def rematch(self, match_id: str, seat: int | None, admin_token: str | None = None) -> dict:
+    def rematch(self, match_id: str, seat: int | None, token: str) -> dict:
         """The next match of a finished one: same game, options, settings and seats.
 
         The first call creates it (human seats reserved for the same seats,
-        AI seats keep their level); each human seat that calls gets its new
-        token there. A seat whose player left it (to an AI, see :meth:`leave`)
+        AI seats keep their level); each human seat that calls gets its token
+        there. A seat whose player left it (to an AI, see :meth:`leave`)
         is open instead: its token is retired, so no one could ever accept
-        for it. The creator's admin token carries over. Returns
+        for it. The creator's admin token carries over. ``token``: the seat's
+        token when ``seat`` is given, else the admin token. Returns
         ``{"match": Loaded, "seat": n or None, "token": str or None}``.
+
+        Calling again returns the same rematch, and a seat that accepted gets its token
+        there again (a player whose answer was lost is not locked out): the token is
+        derived from the seat's (:func:`rematch_token`), so every call, racing ones too,
+        has the one token its claim stored, and a seat never holds more than one (a leave
+        revokes only the token it is given). A seat no longer its player's (its release was
+        claimed by someone else, or its player left it there) is refused with seat-taken.
         """
         if seat is None:
-            self.check_admin(match_id, admin_token)
+            self.check_admin(match_id, token)
         loaded = self.matches.load(match_id)
         record = loaded.record
         if seat is not None and record.seats[seat].ai:
@@ -235,22 +253,34 @@ class Lifecycle:
             overlay = loaded.folded.lifecycle
             left = {i for i in range(record.num_seats) if overlay and overlay["left"][i]}
             self._create_rematch(record, next_id, left)
-        token = None
+        seat_token = None
         if seat is not None:
-            token = new_token()
-            if not self.matches.records.claim(next_id, seat, record.seats[seat].name, token).won:
-                raise Conflict("Your seat in the rematch is taken already.", code="seat-taken")
+            seat_token = self._accept(next_id, seat, record.seats[seat].name, token)
             self.matches.seat_claimed(next_id)
             self._append(
                 match_id,
                 lambda _l: lifecycle.entry(lifecycle.REMATCH, seat, num_seats=record.num_seats, next=next_id),
+                key=f"rematch:{seat}",  # told once, however often the seat asks
             )
         elif created_now:
             self._append(
                 match_id,
                 lambda _l: lifecycle.entry(lifecycle.REMATCH, None, num_seats=record.num_seats, next=next_id),
             )
-        return {"match": self.matches.load(next_id), "seat": seat, "token": token}
+        return {"match": self.matches.load(next_id), "seat": seat, "token": seat_token}
+
+    def _accept(self, next_id: str, seat: int, name, token: str) -> str:
+        """Take ``seat`` in rematch ``next_id`` for the holder of its ``token`` (in the finished
+        match); returns the seat's token there. Its claim stores that token with the seat at
+        once, so a repeat (the claim lost) finds it acting for the seat, unless someone else
+        took the seat (released to anyone) or its player left it (the token revoked)."""
+        new = rematch_token(token, next_id)
+        if self.matches.records.claim(next_id, seat, name, new).won:
+            return new
+        _loaded, holder, _ok = self.matches.open(next_id, new)
+        if holder != seat:
+            raise Conflict("Your seat in the rematch is taken already.", code="seat-taken")
+        return new
 
     def _create_rematch(self, record, next_id: str, left: set[int]) -> None:
         """Create match ``next_id`` as the rematch of ``record``: one request does, racing ones wait for it.

@@ -57,9 +57,11 @@ def test_racing_resignations_end_the_match_once(plain_matches):
 def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
     life = Lifecycle(plain_matches)
     for _ in range(ROUNDS):
-        match_id, _tokens = _nim(plain_matches)
+        match_id, tokens = _nim(plain_matches)
         life.resign(match_id, 0)
-        first, second = _race(lambda: life.rematch(match_id, 0), lambda: life.rematch(match_id, 1))
+        first, second = _race(
+            lambda: life.rematch(match_id, 0, tokens[0]), lambda: life.rematch(match_id, 1, tokens[1])
+        )
         assert not isinstance(first, GameroomError) and not isinstance(second, GameroomError), (first, second)
         assert first["match"].record.id == second["match"].record.id
         rematch = plain_matches.load(first["match"].record.id)
@@ -209,7 +211,7 @@ def _rematch_waiting_for_ana(matches):
     loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
     match_id = loaded.record.id
     life.resign(match_id, 0)
-    rematch_id = life.rematch(match_id, 1)["match"].record.id
+    rematch_id = life.rematch(match_id, 1, tokens[1])["match"].record.id
     return life, admin, match_id, tokens, rematch_id
 
 
@@ -227,10 +229,10 @@ def test_a_process_that_saw_a_seat_reserved_lets_anyone_claim_it_once_released(r
 
 def test_a_release_racing_its_players_acceptance_leaves_the_seat_to_the_player(plain_matches):
     for _ in range(ROUNDS):
-        life, admin, match_id, _tokens, rematch_id = _rematch_waiting_for_ana(plain_matches)
+        life, admin, match_id, tokens, rematch_id = _rematch_waiting_for_ana(plain_matches)
         released, accepted = _race(
             lambda: life.release(rematch_id, 0, admin),
-            lambda: life.rematch(match_id, 0),
+            lambda: life.rematch(match_id, 0, tokens[0]),
         )
         assert not isinstance(accepted, GameroomError), accepted
         assert plain_matches.open(rematch_id, accepted["token"])[1] == 0

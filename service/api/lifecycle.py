@@ -124,13 +124,15 @@ class Rematch(MethodView):
         The first call creates it; each human seat that calls (accepts) gets
         its new token there, and AI seats keep their level. The creator's
         admin token may set it up without taking a seat. Calling again
-        returns the same rematch."""
+        returns the same rematch, and to a seat that accepted, the same token
+        there (a lost answer can be asked again); seat-taken once the seat is
+        no longer its player's (released and claimed, or left)."""
         matches = _matches()
         token = bearer_token()
         if token is None:
             raise Unauthorized("This needs a seat's token or the admin token.", code="token-required")
         _loaded, seat, token_ok = matches.open(match_id, token)
-        done = _lifecycle().rematch(match_id, seat if token_ok else None, None if token_ok else token)
+        done = _lifecycle().rematch(match_id, seat if token_ok else None, token)
         return {
             "match": presenters.summary(matches, done["match"]),
             "seat": done["seat"],

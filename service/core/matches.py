@@ -5,7 +5,9 @@ Pure: no Flask, Redis or RQ. Persistence lives in ``gameroom.eventstore.records`
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass, field
 
@@ -32,6 +34,16 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def rematch_token(seat_token: str, next_id: str) -> str:
+    """The token of a seat in rematch ``next_id``, for the holder of that seat's ``seat_token``.
+
+    Derived (HMAC keyed with the seat's token, as long as :func:`new_token`'s), not drawn, so
+    that each time its player asks, the seat gets the one same token: only the holder of
+    ``seat_token`` can compute it, and that holder may ask for the rematch anyway."""
+    digest = hmac.new(seat_token.encode(), f"rematch:{next_id}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode()
 
 
 @dataclass

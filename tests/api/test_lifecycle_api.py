@@ -4,6 +4,7 @@ Every response is checked against openapi.yaml by the ``api`` fixture.
 """
 
 import json
+import threading
 
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
@@ -204,7 +205,8 @@ def test_rematch_keeps_game_options_and_seats_with_new_tokens(api):
     assert second["match"]["id"] == rematch["id"] and second["seat"] == 1
     assert second["match"]["status"] == "active"
     assert api.state(rematch["id"], second["token"])["seat"] == 1
-    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]), 409, "seat-taken")
+    again = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1])  # a repeat: the same seat
+    assert again.status_code == 201 and again.get_json()["match"]["id"] == rematch["id"]
     # the creator's admin token carries over; the old match's stream tells of the rematch
     r = api.post(f"/api/matches/{rematch['id']}/rematch", token=admin)
     problem(r, 409, "match-not-finished")
@@ -229,6 +231,76 @@ def test_a_rematch_opens_the_seat_of_a_player_who_left(api):
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["match"]["status"] == "active"
     assert [s["name"] for s in api.get(f"/api/matches/{rematch['id']}").get_json()["seats"]] == ["Cy", "Bo"]
+
+
+def test_a_seat_that_asks_for_the_rematch_again_gets_it_with_a_token_that_works(api):
+    """A player whose first answer was lost asks again: the same rematch, and a token for the seat."""
+    match_id, tokens, _admin = _create(api)
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[0]).status_code == 201
+    first = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert first.status_code == 201, first.get_json()
+    rematch_id = first.get_json()["match"]["id"]
+    again = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert again.status_code == 201, again.get_json()
+    assert again.get_json()["match"]["id"] == rematch_id and again.get_json()["seat"] == 0
+    for answer in (first, again):
+        assert api.state(rematch_id, answer.get_json()["token"])["seat"] == 0
+    # Bo accepts, the rematch starts; Ana asking once more still gets her seat
+    bo = api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]).get_json()
+    assert bo["match"]["status"] == "active"
+    late = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0])
+    assert late.status_code == 201 and api.state(rematch_id, late.get_json()["token"])["seat"] == 0
+    # the old match tells once of each seat's acceptance, however often it was asked
+    rematches = [(e["seat"], e["next"]) for e in _history(api, match_id) if e.get("action") == "rematch"]
+    assert sorted(rematches) == [(0, rematch_id), (1, rematch_id)]
+    assert api.get(f"/api/matches/{rematch_id}").get_json()["version"] == 1
+
+
+def test_racing_rematch_calls_from_seats_and_creator_all_get_the_one_rematch(app, api):
+    """8 calls from the two seats and 4 from the creator at once: each seat's call gets a token
+    that plays that seat, the creator's the same rematch."""
+    match_id, tokens, admin = _create(api)
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[0]).status_code == 201
+    callers = [(0, tokens[0]), (1, tokens[1])] * 4 + [(None, admin)] * 4
+    barrier = threading.Barrier(len(callers))
+    answers = [None] * len(callers)
+
+    def call(i, token):
+        client = app.test_client()
+        barrier.wait()
+        r = client.post(f"/api/matches/{match_id}/rematch", headers={"Authorization": f"Bearer {token}"})
+        answers[i] = (r.status_code, r.get_json())
+
+    threads = [threading.Thread(target=call, args=(i, t)) for i, (_s, t) in enumerate(callers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert [status for status, _body in answers] == [201] * len(callers), answers
+    assert len({body["match"]["id"] for _status, body in answers}) == 1
+    rematch_id = answers[0][1]["match"]["id"]
+    for (seat, _token), (_status, body) in zip(callers, answers, strict=True):
+        assert body["seat"] == seat
+        if seat is not None:
+            assert api.state(rematch_id, body["token"])["seat"] == seat
+    assert api.get(f"/api/matches/{rematch_id}").get_json()["status"] == "active"
+    seats = [e["seat"] for e in _history(api, match_id) if e.get("action") == "rematch"]
+    assert sorted(s for s in seats if s is not None) == [0, 1]
+
+
+def test_a_player_who_left_the_rematch_gets_no_seat_back_by_asking_again(api):
+    match_id, tokens, admin = _create(api)
+    assert api.post(f"/api/matches/{match_id}/resign", token=tokens[0]).status_code == 201
+    ana = api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]).get_json()
+    rematch_id = ana["match"]["id"]
+    assert api.post(f"/api/matches/{match_id}/rematch", token=tokens[1]).status_code == 201
+    left = api.post(f"/api/matches/{rematch_id}/leave", {"level": "random"}, token=ana["token"])
+    assert left.status_code == 201, left.get_json()
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "seat-taken")
+    r = api.post(f"/api/matches/{rematch_id}/seats/0/reclaim", token=admin)
+    assert r.status_code == 201, r.get_json()
+    problem(api.post(f"/api/matches/{match_id}/rematch", token=tokens[0]), 409, "seat-taken")
+    assert api.state(rematch_id, r.get_json()["token"])["seat"] == 0
 
 
 def _rematch_bo_accepted(api):
