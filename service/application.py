@@ -244,11 +244,12 @@ class Matches:
         record = self._records.get(match_id) or self._claimable.get(match_id) or self.record(match_id)
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
-        if seat in record.settings.get("reserved", ()):
-            # The creator may have released it since this process read the record (never the reverse).
+        if record.kept(seat):
+            # The creator may have released it, or its player taken it, since this process read the
+            # record (never the reverse); a taken seat is refused by the claim below (seat-taken).
             record = self.record(match_id)
             self._remember_record(record)
-        if seat in record.settings.get("reserved", ()):
+        if record.kept(seat):
             raise Conflict(
                 f"Seat {seat} is kept for its player in the previous match (rematch).", code="seat-reserved"
             )

@@ -123,7 +123,9 @@ class SeatClaim(MethodView):
     @blp.arguments(ClaimSeatSchema())
     @blp.response(201, SeatTokenSchema)
     @blp.alt_response(404, **PROBLEM)
-    @blp.alt_response(409, **PROBLEM, description="seat-taken")
+    @blp.alt_response(
+        409, **PROBLEM, description="seat-taken, seat-reserved (a rematch's seat kept for its player)"
+    )
     def post(self, body, match_id, seat):
         """Claim an open seat; returns that seat's token (shown only once)."""
         return claim_response(_matches(), match_id, seat, body)

@@ -98,6 +98,11 @@ class MatchRecord:
     def ai_seats(self) -> dict[int, str]:
         return {i: s.ai for i, s in enumerate(self.seats) if s.ai}
 
+    def kept(self, seat: int) -> bool:
+        """A rematch's ``seat`` waits for its player in the previous match: reserved, not
+        released (the records take a release out of ``reserved``), and not taken yet."""
+        return seat in self.settings.get("reserved", ()) and not self.seats[seat].filled
+
 
 def status_of(record: MatchRecord, game: Game, state, folded=None) -> str:
     """``waiting``, ``active`` or ``finished``; pass the ``folded`` match too, so that a

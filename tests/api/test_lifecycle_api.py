@@ -339,6 +339,13 @@ def test_the_creator_releases_a_seat_kept_for_a_player_who_does_not_come_back(ap
     assert actions == ["release"]
 
 
+def test_a_claim_of_a_rematch_seat_its_player_took_is_refused_as_taken(api):
+    _match_id, _tokens, _admin, rematch_id = _rematch_bo_accepted(api)
+    problem(api.post(f"/api/matches/{rematch_id}/seats/1", {"name": "Cy"}), 409, "seat-taken")  # Bo's
+    problem(api.post(f"/api/matches/{rematch_id}/seats/0", {"name": "Cy"}), 409, "seat-reserved")  # Ana's
+    assert api.get(f"/api/matches/{rematch_id}").get_json()["version"] == 1
+
+
 def test_a_released_seat_is_still_its_players_if_they_accept_first(api):
     match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
     assert api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin).status_code == 201
