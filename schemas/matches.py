@@ -51,7 +51,13 @@ class MatchCreateSchema(LifecycleCreateFieldsMixin):
 class SeatSchema(Schema):
     name = fields.String(allow_none=True)
     ai = fields.String(allow_none=True)
-    open = fields.Boolean()
+    open = fields.Boolean(metadata={"description": "anyone may claim it (POST .../seats/{seat})"})
+    reserved = fields.Boolean(
+        metadata={
+            "description": "a rematch keeps it for its player in the previous match (who takes it by "
+            "accepting the rematch): not open, until its creator releases it"
+        }
+    )
 
 
 class OutcomeSchema(Schema):

@@ -19,7 +19,7 @@ def summary(matches: Matches, loaded: Loaded) -> dict:
         "game": record.game,
         "status": status,
         "version": folded.version,
-        "seats": [s.as_dict() for s in record.seats],
+        "seats": [s.as_dict(kept=record.kept(i)) for i, s in enumerate(record.seats)],
         "active_seats": lifecycle.active_seats(game, folded) if status != "waiting" else [],
         "outcome": lifecycle.outcome(game, folded),
         "options": record.options,

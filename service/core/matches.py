@@ -55,8 +55,10 @@ class Seat:
     def filled(self) -> bool:
         return self.name is not None
 
-    def as_dict(self) -> dict:
-        return {"name": self.name, "ai": self.ai, "open": not self.filled}
+    def as_dict(self, kept: bool = False) -> dict:
+        """The seat as a summary shows it; ``kept``: a rematch keeps it for its player (see
+        :meth:`MatchRecord.kept`), so it is not open to anyone."""
+        return {"name": self.name, "ai": self.ai, "open": not self.filled and not kept, "reserved": kept}
 
 
 @dataclass

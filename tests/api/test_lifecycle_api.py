@@ -346,6 +346,19 @@ def test_a_claim_of_a_rematch_seat_its_player_took_is_refused_as_taken(api):
     assert api.get(f"/api/matches/{rematch_id}").get_json()["version"] == 1
 
 
+def test_the_summary_and_lobby_show_a_seat_kept_for_its_player_as_kept_not_open(api):
+    _match_id, _tokens, admin, rematch_id = _rematch_bo_accepted(api)
+    kept = {"name": None, "ai": None, "open": False, "reserved": True}
+    bo = {"name": "Bo", "ai": None, "open": False, "reserved": False}
+    assert api.get(f"/api/matches/{rematch_id}").get_json()["seats"] == [kept, bo]
+    assert _lobby_ids(api, limit=200)[rematch_id]["seats"] == [kept, bo]
+    r = api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin)
+    assert r.status_code == 201, r.get_json()
+    released = {"name": None, "ai": None, "open": True, "reserved": False}
+    assert r.get_json()["match"]["seats"] == [released, bo]
+    assert api.get(f"/api/matches/{rematch_id}").get_json()["seats"] == [released, bo]
+
+
 def test_a_released_seat_is_still_its_players_if_they_accept_first(api):
     match_id, tokens, admin, rematch_id = _rematch_bo_accepted(api)
     assert api.post(f"/api/matches/{rematch_id}/seats/0/release", token=admin).status_code == 201

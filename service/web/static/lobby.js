@@ -205,10 +205,9 @@ function invitations(created) {
 function matchRow(match, titles, onClaim, problems) {
   const mine = tokens.seats(match.id);
   // A rematch keeps its players' seats for them: such a seat is not open to anyone, and not offered.
-  const kept = match.settings?.reserved || [];
-  const seats = joined(match.seats.map((s, i) => (s && !s.open ? [bdi(s.name ?? `Seat ${i + 1}`), s.ai ? ` (AI ${s.ai})` : '']
-    : (kept.includes(i) ? `seat ${i} kept for its player` : `seat ${i} open`))));
-  const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null && !kept.includes(i));
+  const seats = joined(match.seats.map((s, i) => (s && s.reserved ? `seat ${i} kept for its player`
+    : (s && !s.open ? [bdi(s.name ?? `Seat ${i + 1}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i} open`))));
+  const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
   const claim = open.map((i) => {
     const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });
     // A refused claim says so here, by its card (it stays through the list's reloads until the next try).

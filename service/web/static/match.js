@@ -14,13 +14,12 @@ export function seatNames(summary) {
   return summary.seats.map((s, i) => (s && s.name) || `Seat ${i + 1}`);
 }
 
-/** The seats still to be taken: ``kept`` for their player in the previous match (a rematch), else ``open`` to anyone. */
+/** The seats still to be taken: ``kept`` for their player in the previous match (a rematch's ``reserved`` seat), else ``open`` to anyone. */
 export function unfilled(summary) {
-  const reserved = summary.settings?.reserved || [];
   const out = { kept: [], open: [] };
   summary.seats.forEach((s, i) => {
-    if (s && !s.open) return;
-    (reserved.includes(i) ? out.kept : out.open).push(i);
+    if (s && s.reserved) out.kept.push(i);
+    else if (!s || s.open) out.open.push(i);
   });
   return out;
 }
@@ -92,7 +91,7 @@ export async function showMatch(root, matchId, seat) {
   let names = seatNames(summary);
   // A rematch keeps seats for the previous match's players: their names there, when that match can be read.
   let previousNames = null;
-  if (summary.settings?.rematch_of && (summary.settings.reserved || []).length) {
+  if (summary.settings?.rematch_of && unfilled(summary).kept.length) {
     try {
       previousNames = seatNames(await api('GET', `/matches/${path(summary.settings.rematch_of)}`));
     } catch (err) {
@@ -278,7 +277,7 @@ export async function showMatch(root, matchId, seat) {
     return [bdi(names[i]),
       s && s.ai ? ` (AI: ${s.ai})` : '',
       now ? ` (${(summary.seat_control[i] || {}).left ? 'left; ' : ''}AI ${now.level} plays ${now.until === 'turn' ? 'this turn' : 'it'})` : '',
-      !s || s.open ? (unfilled(summary).kept.includes(i) ? [' (kept for ', keptFor(i), ')'] : ' (open)') : ''];
+      s && s.reserved ? [' (kept for ', keptFor(i), ')'] : (!s || s.open ? ' (open)' : '')];
   }
 
   /** Who a rematch's seat is kept for: that seat's name in the previous match, if known. */
