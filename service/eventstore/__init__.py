@@ -69,8 +69,12 @@ exactly these, and proves it by passing the contract suite
 - ``set_progress``/``progress``: the lobby's status and version;
 - ``list(offset, limit)``: match ids, newest first;
 - ``idempotent(match_id, key)``: ``(version, fingerprint)`` of a seen key;
-- ``save_undo_request``, ``undo_request``, ``undo_request_ids``: undo
-  requests awaiting votes;
+- ``open_undo_request(match_id, request) -> bool``: a seat's one pending undo
+  request (exactly one of racing openers wins); ``save_undo_request(match_id,
+  request, was=None) -> bool``: writes it over, with ``was`` only if unchanged
+  since read (settled ones leave the pending index; the last few are kept);
+  ``undo_request(match_id, id)``, ``pending_undo_requests(match_id)``: reads
+  that cost no more than the pending requests;
 - ``plan_rematch(match_id, planned) -> (id, first)``, ``take_rematch_lock``,
   ``release_rematch_lock``: one rematch per match, created by one request.
 

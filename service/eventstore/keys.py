@@ -43,8 +43,20 @@ def snapshot(match_id: str) -> str:
 
 
 def undo_requests(match_id: str) -> str:
-    """Hash: undo request id -> JSON request (seat, target, base version, votes, status)."""
+    """Hash: undo request id -> JSON request (seat, target, base version, votes, status): the
+    pending ones and the last few settled ones (see :func:`undo_settled`)."""
     return _match(match_id, "undo")
+
+
+def undo_pending(match_id: str) -> str:
+    """Hash: seat -> the id of its pending undo request (a seat has at most one)."""
+    return _match(match_id, "undo-pending")
+
+
+def undo_settled(match_id: str) -> str:
+    """List: ids of settled undo requests, newest first; past a few, the oldest are dropped
+    from :func:`undo_requests`."""
+    return _match(match_id, "undo-settled")
 
 
 def draft(match_id: str, seat: int) -> str:

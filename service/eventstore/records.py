@@ -61,6 +61,46 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 return redis.call('HSETNX', KEYS[1], ARGV[2], '1') + 1
 """
 
+#: KEYS: the match's undo requests hash and its pending index (one slot); ARGV: the seat, the
+#: request's id, its JSON. Saves the request as the seat's pending one unless the seat has one:
+#: returns 1, or 0 (nothing written).
+OPEN_UNDO_LUA = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+return 1
+"""
+
+#: KEYS: the match's undo requests hash, its pending index and its settled list (one slot);
+#: ARGV: the request's id, its JSON, its seat, ``1`` if it is settled, how many settled requests
+#: to keep, the JSON it must still have (``""``: any). Returns 1 (saved) or 0 (it changed since:
+#: nothing written). A settled request leaves the index (if it is the seat's pending one) and goes
+#: first in the settled list, whose oldest past the bound are deleted.
+SAVE_UNDO_LUA = """
+if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[6] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[4] == '1' then
+  if redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[3]) end
+  redis.call('LREM', KEYS[3], 0, ARGV[1])
+  redis.call('LPUSH', KEYS[3], ARGV[1])
+  while redis.call('LLEN', KEYS[3]) > tonumber(ARGV[5]) do
+    redis.call('HDEL', KEYS[1], redis.call('RPOP', KEYS[3]))
+  end
+end
+return 1
+"""
+
+#: KEYS: the match's undo requests hash and its pending index. Returns the JSON of each request
+#: in the index (at most one a seat).
+PENDING_UNDO_LUA = """
+local ids = redis.call('HVALS', KEYS[2])
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[1], unpack(ids))
+"""
+
+#: How many settled undo requests a match keeps (to answer a late vote or look-up); older ones are
+#: deleted, so asking again and again never grows a match's data.
+UNDO_SETTLED_KEPT = 20
+
 #: What :meth:`MatchRecords.release` returns.
 NO_MATCH, SEAT_CLAIMED, RELEASED_BEFORE, RELEASED = -1, 0, 1, 2
 
@@ -123,6 +163,9 @@ class MatchRecords:
         self._claim = direct.script(client, CLAIM_LUA)
         self._read_parts = direct.script(client, READ_PARTS_LUA)
         self._release = direct.script(client, RELEASE_LUA)
+        self._open_undo = direct.script(client, OPEN_UNDO_LUA)
+        self._save_undo = direct.script(client, SAVE_UNDO_LUA)
+        self._pending_undo = direct.script(client, PENDING_UNDO_LUA)
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         cluster = is_cluster(self.redis)
@@ -346,21 +389,53 @@ class MatchRecords:
         raw = self.redis.hget(keys.idempotency(match_id), key)
         return parse_idempotency(raw) if raw is not None else None
 
-    # -- undo requests: one hash per match, request id -> JSON request -------------
+    # -- undo requests: one hash per match (id -> JSON request), an index of the pending ones
+    # (seat -> id) and a short list of the settled ones, so no read costs more than the pending ones
 
-    def save_undo_request(self, match_id: str, request: dict) -> None:
-        """Write ``request`` (a dict with an ``id``) over any earlier version of it."""
-        self.redis.hset(keys.undo_requests(match_id), request["id"], json.dumps(request))
+    def open_undo_request(self, match_id: str, request: dict) -> bool:
+        """Save ``request`` (pending) as its seat's pending request, unless the seat already has one
+        (False: nothing written). Of racing callers for one seat, exactly one opens."""
+        found = self._open_undo(
+            self._undo_keys(match_id)[:2], [request["seat"], request["id"], json.dumps(request)]
+        )
+        return found == 1
+
+    def save_undo_request(self, match_id: str, request: dict, was: dict | None = None) -> bool:
+        """Write ``request`` over its earlier version; with ``was`` (the request as read), only if it
+        is still that (False: it changed since, nothing written). A request no longer ``pending``
+        leaves its seat's pending index; only the last :data:`UNDO_SETTLED_KEPT` settled requests of
+        a match are kept."""
+        found = self._save_undo(
+            self._undo_keys(match_id),
+            [
+                request["id"],
+                json.dumps(request),
+                request["seat"],
+                "1" if request["status"] != "pending" else "0",
+                UNDO_SETTLED_KEPT,
+                json.dumps(was) if was is not None else "",
+            ],
+        )
+        return found == 1
 
     def undo_request(self, match_id: str, request_id: str) -> dict | None:
-        """The stored undo request, or None when the match has no such request."""
+        """The stored undo request, or None when the match has no such request (or no longer keeps it)."""
         raw = self.redis.hget(keys.undo_requests(match_id), request_id)
         return json.loads(raw) if raw is not None else None
 
+    def pending_undo_requests(self, match_id: str) -> list[dict]:
+        """The match's pending undo requests (at most one a seat), in no particular order."""
+        found: Any = self._pending_undo(self._undo_keys(match_id)[:2], [])
+        return [json.loads(raw) for raw in found if raw is not None]
+
     def undo_request_ids(self, match_id: str) -> list[str]:
-        """The ids of every undo request of the match, sorted."""
+        """The ids of every undo request the match keeps, sorted."""
         ids: Any = self.redis.hkeys(keys.undo_requests(match_id))  # list of bytes
         return sorted(i.decode() if isinstance(i, bytes) else i for i in ids)
+
+    @staticmethod
+    def _undo_keys(match_id: str) -> list[str]:
+        return [keys.undo_requests(match_id), keys.undo_pending(match_id), keys.undo_settled(match_id)]
 
     def list(self, offset: int = 0, limit: int = 50) -> list[str]:
         """Match ids, newest first."""

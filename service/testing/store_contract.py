@@ -35,6 +35,7 @@ from ..eventstore.records import (
     RELEASED,
     RELEASED_BEFORE,
     SEAT_CLAIMED,
+    UNDO_SETTLED_KEPT,
     MatchRecords,
 )
 
@@ -442,16 +443,69 @@ class EventStoreContract:
         assert records.progress("m") == ("finished", 12)
         assert records.get("m") == _record("m")  # the static record is untouched
 
-    def test_undo_requests_are_saved_overwritten_and_listed(self, records):
+    def test_undo_requests_are_opened_once_a_seat_saved_and_listed_while_pending(self, records):
         assert records.undo_request("m", "r1") is None
-        assert records.undo_request_ids("m") == []
-        request = {"id": "r2", "seat": 0, "votes": {"1": None}, "status": "pending"}
-        records.save_undo_request("m", request)
-        records.save_undo_request("m", {"id": "r1", "status": "refused"})
-        records.save_undo_request("m", request | {"status": "approved"})
-        assert records.undo_request("m", "r2") == request | {"status": "approved"}
-        assert records.undo_request_ids("m") == ["r1", "r2"]
-        assert records.undo_request_ids("other") == []
+        assert records.pending_undo_requests("m") == []
+        request = {"id": "r1", "seat": 0, "votes": {"1": None}, "status": "pending"}
+        assert records.open_undo_request("m", request)
+        assert not records.open_undo_request("m", request | {"id": "r2"})  # seat 0 has one pending
+        assert records.undo_request("m", "r2") is None
+        assert records.open_undo_request("m", {"id": "r3", "seat": 1, "votes": {}, "status": "pending"})
+        voted = request | {"votes": {"1": True}}
+        assert records.save_undo_request("m", voted)
+        assert records.undo_request("m", "r1") == voted
+        assert sorted(r["id"] for r in records.pending_undo_requests("m")) == ["r1", "r3"]
+        assert records.save_undo_request("m", voted | {"status": "approved"})
+        assert records.undo_request("m", "r1") == voted | {"status": "approved"}
+        assert [r["id"] for r in records.pending_undo_requests("m")] == ["r3"]
+        assert records.open_undo_request("m", request | {"id": "r4"})  # settled: seat 0 may ask again
+        assert records.pending_undo_requests("other") == []
+
+    def test_an_undo_request_saved_with_was_is_written_only_if_unchanged_since(self, records):
+        request = {"id": "r1", "seat": 0, "votes": {"1": None, "2": None}, "status": "pending"}
+        records.open_undo_request("m", request)
+        first = request | {"votes": {"1": True, "2": None}}
+        assert records.save_undo_request("m", first, was=request)
+        assert not records.save_undo_request("m", request | {"status": "refused"}, was=request)
+        assert records.undo_request("m", "r1") == first
+        assert [r["id"] for r in records.pending_undo_requests("m")] == ["r1"]
+
+    def test_settling_a_replaced_request_leaves_its_seats_new_one_pending(self, records):
+        old = {"id": "r1", "seat": 0, "votes": {}, "status": "pending"}
+        records.open_undo_request("m", old)
+        records.save_undo_request("m", old | {"status": "withdrawn"}, was=old)
+        records.open_undo_request("m", old | {"id": "r2"})
+        records.save_undo_request("m", old | {"status": "approved"})  # r1 again, settled
+        assert [r["id"] for r in records.pending_undo_requests("m")] == ["r2"]
+
+    def test_only_the_last_settled_undo_requests_are_kept(self, records):
+        n = UNDO_SETTLED_KEPT + 5
+        for i in range(n):
+            request = {"id": f"r{i}", "seat": 0, "votes": {}, "status": "pending"}
+            assert records.open_undo_request("m", request)
+            assert records.save_undo_request("m", request | {"status": "withdrawn"}, was=request)
+        kept = [i for i in range(n) if records.undo_request("m", f"r{i}") is not None]
+        assert kept == list(range(5, n))
+        assert records.redis.hlen(keys.undo_requests("m")) == UNDO_SETTLED_KEPT
+
+    def test_racing_openers_of_one_seats_undo_request_have_exactly_one_winner(self, backend, records):
+        clients = [self.other(backend).records for _ in range(8)]
+        barrier = threading.Barrier(len(clients))
+        won: list = []
+
+        def open_(i, recs):
+            barrier.wait()
+            if recs.open_undo_request("m", {"id": f"r{i}", "seat": 0, "votes": {}, "status": "pending"}):
+                won.append(i)
+
+        threads = [threading.Thread(target=open_, args=(i, r)) for i, r in enumerate(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(won) == 1
+        assert [r["id"] for r in records.pending_undo_requests("m")] == [f"r{won[0]}"]
+        assert [records.undo_request("m", f"r{i}") is not None for i in range(8)].count(True) == 1
 
     def test_create_match_writes_the_record_and_the_first_entry_together(self, store, records):
         result = records.create_match(
