@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 EXPORT_FORMAT = "gameroom-match"
 EXPORT_FORMAT_VERSION = 1
 
+#: How often a write to an undo request is tried when racing writes to it came first.
+ATTEMPTS = 5
+
 
 class History:
     def __init__(self, matches: Matches):
@@ -70,11 +73,34 @@ class History:
             "votes": {str(v): None for v in voters},
             "status": "pending",
         }
-        self.records.save_undo_request(match_id, request)
-        log.info(
-            "match %s: seat %d asks to undo to v%d (request %s)", match_id, seat, plan.target, request["id"]
+        return "requested", self._ask(match_id, request)
+
+    def _ask(self, match_id: str, request: dict) -> dict:
+        """The seat's pending request for what ``request`` asks: the one it has for exactly that
+        (the same steps at the same version: a repeat, maybe a client's retry, gets the same
+        request), else ``request``, which withdraws the seat's other pending one (a seat has at
+        most one: asking again and again never piles requests up for the others to answer)."""
+        seat = request["seat"]
+        for _ in range(ATTEMPTS):
+            mine = [r for r in self.records.pending_undo_requests(match_id) if r["seat"] == seat]
+            if not mine:
+                if self.records.open_undo_request(match_id, request):
+                    log.info(
+                        "match %s: seat %d asks to undo to v%d (request %s)",
+                        match_id,
+                        seat,
+                        request["target"],
+                        request["id"],
+                    )
+                    return request
+            elif (mine[0]["base_version"], mine[0]["steps"]) == (request["base_version"], request["steps"]):
+                return mine[0]
+            else:
+                self.records.save_undo_request(match_id, {**mine[0], "status": "withdrawn"}, was=mine[0])
+            # Someone else's write came first (a racing request of this seat, or a vote): look again.
+        raise Conflict(
+            "Your seat's undo requests raced each other; try the undo again.", code="stale-version"
         )
-        return "requested", request
 
     def _undo_draft(self, mine: Loaded, seat: int, steps: int) -> None:
         """Undo steps of ``seat``'s draft (its sealed steps): they were never in the log, so
@@ -113,48 +139,60 @@ class History:
         )
 
     def request(self, match_id: str, request_id: str) -> dict:
+        return self._as_of(self._stored(match_id, request_id), self.matches.store.version(match_id))
+
+    def _stored(self, match_id: str, request_id: str) -> dict:
         request = self.records.undo_request(match_id, request_id)
         if request is None:
             raise NotFound(f"No undo request {request_id}.", code="unknown-undo-request")
-        if request["status"] == "pending" and self.matches.store.version(match_id) != request["base_version"]:
-            request["status"] = "withdrawn"  # a move was made since: the request no longer applies
-            self._save(match_id, request)
+        return request
+
+    @staticmethod
+    def _as_of(request: dict, version: int) -> dict:
+        """``request`` as it stands at ``version``: a pending one is withdrawn once a move was made
+        after it. Worked out on read, never written (it holds for good: versions only grow), so
+        reading requests writes nothing."""
+        if request["status"] == "pending" and version != request["base_version"]:
+            return {**request, "status": "withdrawn"}
         return request
 
     def pending(self, match_id: str) -> list[dict]:
-        """The match's undo requests still waiting for votes, oldest first."""
-        requests = [
-            self.request(match_id, request_id) for request_id in self.records.undo_request_ids(match_id)
-        ]
-        return [r for r in sorted(requests, key=lambda r: r["base_version"]) if r["status"] == "pending"]
+        """The match's undo requests still waiting for votes (at most one a seat), by seat."""
+        version = self.matches.store.version(match_id)
+        requests = (self._as_of(r, version) for r in self.records.pending_undo_requests(match_id))
+        return sorted((r for r in requests if r["status"] == "pending"), key=lambda r: r["seat"])
 
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
         """Record ``seat``'s vote; when all approve, the undo is applied. Returns (request, entry)."""
         self.matches.record(match_id)
-        request = self.request(match_id, request_id)
-        if request["status"] != "pending":
-            raise Conflict(
-                f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}"
-            )
-        if str(seat) not in request["votes"]:
-            raise Conflict("Your seat does not vote on this request.", code="not-a-voter")
-        request["votes"][str(seat)] = bool(approve)
-        entry = None
-        if not approve:
-            request["status"] = "refused"
-        elif all(request["votes"].values()):
-            loaded = self.matches.load(match_id)
-            if loaded.version != request["base_version"]:
-                request["status"] = "withdrawn"
-            else:
-                plan = plan_undo(loaded.folded, request["seat"], request["steps"])
-                entry = self._apply(loaded, request["seat"], plan, request["id"])
-                request["status"] = "approved"
-        self._save(match_id, request)
-        return request, entry
-
-    def _save(self, match_id: str, request: dict) -> None:
-        self.records.save_undo_request(match_id, request)
+        for _ in range(ATTEMPTS):
+            stored = self._stored(match_id, request_id)
+            request = self._as_of(stored, self.matches.store.version(match_id))
+            if request["status"] != "pending":
+                raise Conflict(
+                    f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}"
+                )
+            if str(seat) not in request["votes"]:
+                raise Conflict("Your seat does not vote on this request.", code="not-a-voter")
+            request = {**request, "votes": {**request["votes"], str(seat): bool(approve)}}
+            if not approve:
+                request["status"] = "refused"
+            elif all(request["votes"].values()):
+                loaded = self.matches.load(match_id)
+                if loaded.version != request["base_version"]:
+                    request["status"] = "withdrawn"
+                else:
+                    plan = plan_undo(loaded.folded, request["seat"], request["steps"])
+                    entry = self._apply(loaded, request["seat"], plan, request["id"])
+                    request["status"] = "approved"
+                    # The undo is in the log (the append checked the version): that stands,
+                    # whatever was written to the request since it was read.
+                    self.records.save_undo_request(match_id, request)
+                    return request, entry
+            if self.records.save_undo_request(match_id, request, was=stored):
+                return request, None
+            # Another vote, or the asker's new request, came first: look again.
+        raise Conflict("Votes on this undo request raced each other; vote again.", code="stale-version")
 
     def _playable(self, loaded: Loaded) -> None:
         record = loaded.record

@@ -40,7 +40,11 @@ class Undo(MethodView):
     @blp.operation("undo")
     @blp.arguments(UndoRequestBodySchema())
     @blp.response(201, UndoResultSchema, description="undone at once")
-    @blp.alt_response(202, schema=UndoResultSchema, description="other seats must approve (a request)")
+    @blp.alt_response(
+        202,
+        schema=UndoResultSchema,
+        description="other seats must approve (a request; your seat's one pending request, the same one if you ask again)",
+    )
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(
@@ -51,7 +55,10 @@ class Undo(MethodView):
     )
     def post(self, body, match_id):
         """Undo your own last step(s): at once, by request when others acted since (at once again where
-        the game declares your steps independent of theirs), never across a reveal or your confirm."""
+        the game declares your steps independent of theirs), never across a reveal or your confirm.
+
+        A seat has at most one request pending: asking again for the same steps before anyone moved
+        returns that request (202, same id), and asking for other steps withdraws it for a new one."""
         matches, history = _both()
         seat = caller_seat(matches, match_id, required=True)
         status, result = history.undo(match_id, seat, body["steps"])
@@ -71,7 +78,7 @@ class UndoRequests(MethodView):
     @blp.response(200, UndoRequestListSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, match_id):
-        """The undo requests waiting for votes (how another seat learns that it is asked)."""
+        """The undo requests waiting for votes, at most one a seat (how another seat learns that it is asked)."""
         matches, history = _both()
         matches.record(match_id)
         return {"requests": history.pending(match_id)}

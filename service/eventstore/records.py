@@ -428,11 +428,6 @@ class MatchRecords:
         found: Any = self._pending_undo(self._undo_keys(match_id)[:2], [])
         return [json.loads(raw) for raw in found if raw is not None]
 
-    def undo_request_ids(self, match_id: str) -> list[str]:
-        """The ids of every undo request the match keeps, sorted."""
-        ids: Any = self.redis.hkeys(keys.undo_requests(match_id))  # list of bytes
-        return sorted(i.decode() if isinstance(i, bytes) else i for i in ids)
-
     @staticmethod
     def _undo_keys(match_id: str) -> list[str]:
         return [keys.undo_requests(match_id), keys.undo_pending(match_id), keys.undo_settled(match_id)]

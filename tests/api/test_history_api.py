@@ -1,10 +1,13 @@
 """Undo (every branch), time travel after undo, fork, export and import, over HTTP."""
 
 import random
+import threading
 
 import pytest
 
 from gameroom import create_app
+from gameroom.eventstore import keys
+from gameroom.eventstore.records import UNDO_SETTLED_KEPT
 from gameroom.registry import build_registry
 from gameroom.testing import dice
 
@@ -276,6 +279,115 @@ def test_pending_undo_requests_are_listed_until_voted_on(h):
 def test_undo_requests_of_an_unknown_match_are_404(h):
     r = h.get("/api/matches/nope/undo-requests")
     assert r.status_code == 404
+
+
+def _two_rounds(h):
+    """A match where each seat made two steps: seat 0 may ask to undo one or two of its steps."""
+    m, t = h.create()
+    for _ in range(2):
+        h.play(m, t[0], "step")
+        h.play(m, t[1], "step")
+    return m, t
+
+
+def _listed(h, m):
+    return h.get(f"/api/matches/{m}/undo-requests").get_json()["requests"]
+
+
+def test_asking_again_for_the_same_undo_returns_the_seats_pending_request(h):
+    m, t = _two_rounds(h)
+    replies = [h.undo(m, t[0]) for _ in range(5)]
+    assert [r.status_code for r in replies] == [202] * 5
+    first = replies[0].get_json()["request"]
+    assert {r.get_json()["request"]["id"] for r in replies} == {first["id"]}
+    assert [r["id"] for r in _listed(h, m)] == [first["id"]]
+    assert h.vote(m, first["id"], t[1], True).get_json()["request"]["status"] == "approved"
+    assert h.state(m)["version"] == 6 and _listed(h, m) == []  # one undo, applied once
+
+
+def test_a_repeat_after_a_vote_returns_the_request_with_that_vote(h):
+    m, t = h.create(3)
+    for seat in range(3):
+        h.play(m, t[seat], "step")
+    first = h.undo(m, t[0]).get_json()["request"]
+    h.vote(m, first["id"], t[1], True)
+    again = h.undo(m, t[0])
+    assert again.status_code == 202
+    assert again.get_json()["request"] == {**first, "votes": {"1": True, "2": None}}
+
+
+def test_asking_for_other_steps_withdraws_the_seats_pending_request(h):
+    m, t = _two_rounds(h)
+    one = h.undo(m, t[0], steps=1).get_json()["request"]
+    two = h.undo(m, t[0], steps=2)
+    assert two.status_code == 202
+    two = two.get_json()["request"]
+    assert two["id"] != one["id"] and two["steps"] == 2 and two["status"] == "pending"
+    assert [r["id"] for r in _listed(h, m)] == [two["id"]]
+    assert h.get(f"/api/matches/{m}/undo-requests/{one['id']}").get_json()["status"] == "withdrawn"
+    r = h.vote(m, one["id"], t[1], True)
+    assert r.status_code == 409 and r.get_json()["code"] == "undo-request-withdrawn"
+    assert h.vote(m, two["id"], t[1], True).get_json()["entry"]["target"] == 1
+
+
+def test_each_seat_has_its_own_pending_request_and_a_repeat_adds_none(h):
+    m, t = h.create(3)
+    for seat in range(3):
+        h.play(m, t[seat], "step")
+    mine = h.undo(m, t[0]).get_json()["request"]
+    theirs = h.undo(m, t[1]).get_json()["request"]
+    assert h.undo(m, t[0]).get_json()["request"]["id"] == mine["id"]
+    assert [(r["seat"], r["id"]) for r in _listed(h, m)] == [(0, mine["id"]), (1, theirs["id"])]
+
+
+def test_a_flood_of_undo_requests_leaves_a_bounded_few_stored(h, redis_client):
+    m, t = _two_rounds(h)
+    for i in range(60):
+        assert h.undo(m, t[0], steps=1 + i % 2).status_code == 202  # each one replaces the last
+    assert len(_listed(h, m)) == 1
+    assert redis_client.hlen(keys.undo_requests(m)) <= UNDO_SETTLED_KEPT + 1
+    h.play(m, t[0], "step")
+    assert _listed(h, m) == []
+
+
+def test_reading_undo_requests_writes_nothing(h, redis_client):
+    m, t = _two_rounds(h)
+    request = h.undo(m, t[0]).get_json()["request"]
+    h.play(m, t[0], "step")  # withdraws it
+    undo_keys = [keys.undo_requests(m), keys.undo_pending(m), keys.undo_settled(m)]
+    before = [redis_client.dump(k) for k in undo_keys]
+    assert _listed(h, m) == []
+    assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "withdrawn"
+    assert [redis_client.dump(k) for k in undo_keys] == before
+
+
+def _race(h, *calls):
+    """Run ``calls`` (each given its own client, as if from its own process) at once; their replies."""
+    barrier = threading.Barrier(len(calls))
+    replies = [None] * len(calls)
+
+    def run(i, call):
+        own = Plain(h.client.application.test_client())
+        barrier.wait()
+        replies[i] = call(own)
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return replies
+
+
+def test_racing_identical_undo_requests_open_one_request(h):
+    m, t = _two_rounds(h)
+    replies = _race(h, *[lambda own: own.undo(m, t[0])] * 6)
+    assert [r.status_code for r in replies] == [202] * 6
+    ids = {r.get_json()["request"]["id"] for r in replies}
+    assert len(ids) == 1 and [r["id"] for r in _listed(h, m)] == list(ids)
+    assert h.vote(m, ids.pop(), t[1], True).get_json()["request"]["status"] == "approved"
+    entries = h.get(f"/api/matches/{m}/events").get_json()["entries"]
+    assert [e["kind"] for e in entries].count("undo") == 1
 
 
 def test_R2_3_look_at_the_stars_own_steps_are_undone_at_once_over_http(api, expect_problem):
