@@ -299,6 +299,20 @@ class Matches:
                 self._after(loaded, None, progress_saved=progress_saved)
         return loaded
 
+    def ensure_started(self, loaded: Loaded) -> Loaded:
+        """``loaded`` with its clocks started, if every seat is taken but no ``start`` entry is
+        in the log yet: the claim of the last seat appends it just after the claim, so an action
+        racing that claim (or coming after a claim that died in between) appends it first.
+        Nothing else may come before it: a leave or a resign before the start would be undone by
+        it (the start resets the seats' control) or precede it in a log import refuses."""
+        overlay = loaded.folded.lifecycle
+        if overlay is None or overlay["started"] or not loaded.record.full or loaded.record.read_only:
+            return loaded
+        loaded = self._start_clocks(loaded)
+        if not loaded.folded.lifecycle["started"]:
+            raise Conflict("The match is too busy; try again.", code="busy")
+        return loaded
+
     def _start_clocks(self, loaded: Loaded) -> Loaded:
         """Append the ``start`` entry once the last seat is claimed (racing claims: one appends)."""
         for _attempt in range(self.append_retries):
@@ -590,11 +604,7 @@ class Matches:
             record, folded = loaded.record, loaded.folded
             self._check_may_move(loaded, seat, token)
             if folded.lifecycle is not None and not folded.lifecycle["started"]:
-                # Every seat is taken but the clocks never started: the claim that filled the
-                # last one died before its start entry. Start them now, then judge the move.
-                loaded = self._start_clocks(loaded)
-                if not loaded.folded.lifecycle["started"]:
-                    raise Conflict("The match is too busy; try again.", code="busy")
+                loaded = self.ensure_started(loaded)
                 record, folded, fresh, fresh_draft = loaded.record, loaded.folded, True, False
             game = self.game(record)
             self._check_move_keys(record.game, game, move)

@@ -45,6 +45,7 @@ class History:
         """Undo ``seat``'s last ``steps`` steps: ``("applied", entry)`` or ``("requested", request)``."""
         loaded = self.matches.load(match_id)
         self._playable(loaded)
+        loaded = self.matches.ensure_started(loaded)
         self.matches.check_in_time(loaded, seat)  # time ran out: the timeout first, as for a move
         mine = self.matches.with_draft(loaded, seat)
         if mine.draft:

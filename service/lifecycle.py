@@ -58,7 +58,7 @@ class Lifecycle:
 
         ``key``: append it only once (see :meth:`Matches.append`)."""
         for _attempt in range(self.matches.append_retries):
-            loaded = self.matches.load(match_id)
+            loaded = self.matches.ensure_started(self.matches.load(match_id))
             entry = build(loaded)
             try:
                 new = self.matches.append(loaded, entry, idempotency_key=key)

@@ -7,6 +7,7 @@ import pytest
 from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.errors import GameroomError
+from gameroom.history import History
 from gameroom.lifecycle import Lifecycle
 
 ROUNDS = 8
@@ -242,3 +243,57 @@ def test_a_release_racing_its_players_acceptance_leaves_the_seat_to_the_player(p
             assert released.code == "seat-taken" and actions == []
         else:
             assert actions == ["release"]
+
+
+# -- an action between the claim of the last seat and the clocks' start ---------------------
+
+
+def _claimed_not_started(matches):
+    """A clocked match whose last seat is claimed, its ``start`` entry not appended yet (what an
+    action racing the claim sees, or one coming after a claim that died in between)."""
+    settings = {"clock": {"bank": 60, "increment": 2}}
+    loaded, tokens = matches.create("nim", [{"name": "Ana"}, None], settings=settings)
+    match_id = loaded.record.id
+    assert matches.records.claim(match_id, 1, "Bo", "tok-bo", 2).won
+    assert not matches.load(match_id).folded.lifecycle["started"]
+    return match_id, tokens[0]
+
+
+def test_a_leave_before_the_start_entry_comes_after_it_and_is_not_undone_by_it(plain_matches):
+    life = Lifecycle(plain_matches)
+    match_id, token = _claimed_not_started(plain_matches)
+    life.leave(match_id, 0, token)
+    assert _kinds(plain_matches, match_id) == [
+        ("setup", None, None),
+        ("lifecycle", "start", None),
+        ("lifecycle", "leave", 0),
+    ]
+    overlay = plain_matches.load(match_id).folded.lifecycle
+    assert overlay["left"][0] and overlay["ai"][0] is not None  # an AI plays the seat, as after any leave
+
+
+def test_a_resign_before_the_start_entry_leaves_a_log_that_imports(plain_matches):
+    life = Lifecycle(plain_matches)
+    match_id, _token = _claimed_not_started(plain_matches)
+    life.resign(match_id, 0)
+    assert _kinds(plain_matches, match_id) == [
+        ("setup", None, None),
+        ("lifecycle", "start", None),
+        ("lifecycle", "resign", 0),
+    ]
+    history = History(plain_matches)
+    imported = history.import_(history.export(match_id, None))  # TamperedLog if out of order
+    assert imported.version == 3
+
+
+def test_racing_leaves_and_the_last_claim_never_put_a_leave_before_the_start(plain_matches):
+    life = Lifecycle(plain_matches)
+    settings = {"clock": {"bank": 60, "increment": 2}}
+    for _ in range(ROUNDS):
+        loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, None], settings=settings)
+        match_id = loaded.record.id
+        _race(lambda: plain_matches.claim_seat(match_id, 1, "Bo"), lambda: life.leave(match_id, 0, tokens[0]))
+        kinds = [k[1] for k in _kinds(plain_matches, match_id)]
+        assert kinds.count("start") <= 1
+        if "leave" in kinds:
+            assert kinds == [None, "start", "leave"]
