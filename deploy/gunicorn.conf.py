@@ -11,7 +11,11 @@ import multiprocessing
 import os
 
 from gameroom.config import Config
-from gameroom.serving import gunicorn_settings, raise_open_files_limit
+from gameroom.serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
+
+# This file imports redis-py (and ssl) in the master, before the gevent workers patch: harmless
+# here, and said by a warning in every worker's boot otherwise (as in ``gameroom serve``).
+quiet_late_ssl_patch_warning()
 
 _settings = gunicorn_settings(
     Config.from_env(),
@@ -30,6 +34,7 @@ accesslog = _settings["accesslog"]
 # Never log Authorization headers or ?token= query strings: tokens are secrets.
 access_log_format = _settings["access_log_format"]
 loglevel = _settings["loglevel"]
+control_socket_disable = _settings["control_socket_disable"]
 
 
 def on_starting(server):

@@ -63,6 +63,10 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
         "accesslog": "-" if config.access_log else None,
         "access_log_format": ACCESS_LOG_FORMAT,
         "loglevel": config.log_level.lower(),
+        # gunicorn 27's control socket (for ``gunicornc``, which gameroom does not use) is one path
+        # per user ($HOME/.gunicorn/gunicorn.ctl): every server on a host would share it, and
+        # one unlinks another's; a container's user may have no home to put it in.
+        "control_socket_disable": True,
     }
 
 

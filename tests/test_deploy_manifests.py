@@ -326,9 +326,13 @@ def test_the_proxies_do_not_buffer_live_streams_and_outwait_them():
     stream = re.search(r"location ~ \^/api/matches/\[\^/\]\+/stream\$ \{(.*?)\n    \}", nginx, re.S)
     assert stream, "nginx.conf has a location for live streams"
     settings = dict(
-        shlex.split(line.strip().rstrip(";"))[:2] for line in stream.group(1).splitlines() if line.strip()
+        shlex.split(line.strip().rstrip(";"))[:2]
+        for line in stream.group(1).splitlines()
+        if line.strip() and not line.strip().startswith("#")
     )
     assert settings["proxy_buffering"] == "off"
+    # nginx's error lines quote the request line, ?token= and all: only critical ones for streams
+    assert re.search(r"\n\s*error_log \S+ crit;", stream.group(1))
     assert _seconds(settings["proxy_read_timeout"]) > longest
     assert re.fullmatch(r"/api/matches/[^/]+/stream", "/api/matches/abc/stream")
     # the access log leaves query strings (a stream's ?token=) out
@@ -336,3 +340,25 @@ def test_the_proxies_do_not_buffer_live_streams_and_outwait_them():
     assert log_format and "$uri" in log_format.group(1)
     assert "$request_uri" not in nginx and "$request " not in log_format.group(1) + " "
     assert "$args" not in nginx and "$query_string" not in nginx
+
+
+def test_an_image_build_leaves_out_data_secrets_and_virtualenvs():
+    """The Containerfile copies the whole checkout: the embedded Redis's data (var/, whose AOF holds
+    the seed secret), deploy/k8s's seed-secret.env (made beside the build command in deploy/README),
+    virtualenvs and git history must not reach an image layer."""
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert {".git", ".venv", "var", "deploy/k8s/*.env"} <= ignored
+    assert "COPY . ." in (DEPLOY / "Containerfile").read_text()
+
+
+def test_the_image_installs_every_shipped_game_and_does_not_run_as_root():
+    containerfile = (DEPLOY / "Containerfile").read_text()
+    [install] = [line for line in containerfile.splitlines() if "pip install" in line]
+    examples = sorted(p.parent.name for p in (ROOT / "examples").glob("*/pyproject.toml"))
+    assert examples and all(f"./examples/{name}" in install for name in examples), examples
+    users = re.findall(r"(?m)^USER\s+(\S+)", containerfile)
+    assert users and users[-1] not in ("root", "0")

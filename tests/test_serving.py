@@ -28,3 +28,51 @@ def test_deploy_config_is_the_same_as_gameroom_serve(monkeypatch):
     for name, value in expected.items():
         assert deployed[name] == value, name
     assert deployed["worker_connections"] == 123 + 1000
+
+
+def test_the_shipped_gunicorn_command_boots_quietly(redis_server, tmp_path):
+    """`gunicorn -c deploy/gunicorn.conf.py gameroom.wsgi:app` (the Containerfile's, the systemd
+    unit's, compose's and k8s's command) answers, and its boot log holds no warning: not gevent's
+    late ssl patch (``gameroom serve`` silenced it, this config did not), nor a control socket
+    in $HOME (shared by every gunicorn on the host; absent for a container's user)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from gameroom.testing.live_server import free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    env.update(
+        GAMEROOM_REDIS_URL=redis_server.url,
+        GAMEROOM_BIND=f"127.0.0.1:{port}",
+        GAMEROOM_WEB_WORKERS="1",
+        HOME=str(tmp_path),
+    )
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    log = tmp_path / "gunicorn.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [str(gunicorn), "-c", str(DEPLOY_CONF), "gameroom.wsgi:app"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=DEPLOY_CONF.parents[1],
+        )
+    try:
+        deadline, status = time.monotonic() + 60, None
+        while time.monotonic() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/healthz", timeout=5) as r:
+                    status = r.status
+            except OSError:
+                time.sleep(0.2)
+        assert status == 200, log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    text = log.read_text()
+    assert "Warning" not in text and "WARNING" not in text, text
+    assert not (tmp_path / ".gunicorn").exists()
