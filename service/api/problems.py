@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 
 from flask import Flask
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
@@ -12,6 +10,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from .. import jsoncodec
 from ..errors import GameroomError
 from ..eventstore import UNAVAILABLE
+from .throttle import ThrottledLog
 
 log = logging.getLogger(__name__)
 
@@ -93,28 +92,17 @@ def from_http(exc: HTTPException):
 
 #: Seconds a client is told to wait (Retry-After) when Redis is unavailable.
 RETRY_AFTER = 2
-#: At most one log line per this many seconds while Redis stays unavailable.
-_LOG_EVERY = 10.0
-_outage = {"logged": 0.0, "suppressed": 0}
-_outage_lock = threading.Lock()
+#: One line when Redis becomes unavailable, then at most one every 10 s with a count.
+_outage_log = ThrottledLog(log, logging.ERROR)
 
 
 def from_unavailable(exc: Exception):
     """Redis is down, frozen past the timeout or loading: 503 with Retry-After, and no traceback.
 
-    Logged as one line, then at most once every ``_LOG_EVERY`` seconds with
+    Logged as one line, then at most once every 10 seconds with
     the count of requests refused meanwhile, not once per request.
     """
-    now = time.monotonic()
-    with _outage_lock:
-        due = now - _outage["logged"] >= _LOG_EVERY
-        if due:
-            suppressed, _outage["suppressed"], _outage["logged"] = _outage["suppressed"], 0, now
-        else:
-            _outage["suppressed"] += 1
-    if due:
-        more = f" ({suppressed} more requests refused since the last report)" if suppressed else ""
-        log.error("Redis unavailable, answering 503: %s: %s%s", type(exc).__name__, exc, more)
+    _outage_log("Redis unavailable, answering 503: %s: %s", type(exc).__name__, exc)
     response = problem(
         503, "redis-unavailable", "Service Unavailable", "The match store is unavailable; retry shortly."
     )

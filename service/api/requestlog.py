@@ -5,7 +5,10 @@ request is a large part of a move's cost. This WSGI middleware logs, with the
 app's timestamped format, every request answered with a 5xx status and every
 request whose handler took ``slow_request_ms`` or longer (the time until the
 response starts: a live stream's long life is not "slow"). The path is logged
-without its query string, so ``?token=`` never reaches a log.
+without its query string, so ``?token=`` never reaches a log. A 503 is a
+refusal the server chose (Redis away, a process at its stream cap, not ready)
+and is logged where it is decided, once per episode
+(:mod:`gameroom.api.throttle`), not here once per request.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ class RequestLog:
 
         result = self.wsgi_app(environ, starting)
         elapsed = time.perf_counter() - started
-        if elapsed >= self.slow or status[:1] == "5":
+        if elapsed >= self.slow or (status[:1] == "5" and status[:3] != "503"):
             log.warning(
                 "%s %s answered %s in %.1f ms%s",
                 environ.get("REQUEST_METHOD"),

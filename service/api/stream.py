@@ -17,6 +17,7 @@ Content``, which tells EventSource to stop reconnecting.
 from __future__ import annotations
 
 import collections
+import logging
 import time
 
 from flask import Response, current_app, request
@@ -33,6 +34,7 @@ from . import problems
 from .auth import caller
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
+from .throttle import ThrottledLog
 
 #: What ``/stream`` sends, for the OpenAPI document.
 SSE_FORMAT = (
@@ -207,6 +209,10 @@ class Stream(MethodView):
         return response
 
 
+#: The cap of streams per process reached: one line, then at most one every 10 s with a count.
+_capacity_log = ThrottledLog(logging.getLogger(__name__), logging.WARNING)
+
+
 def _refused(limit: StreamLimit, retry_after: int):
     if limit.per_client:
         response = problems.problem(
@@ -216,6 +222,9 @@ def _refused(limit: StreamLimit, retry_after: int):
             f"This client address has {limit.limit} live streams open, the most allowed.",
         )
     else:
+        _capacity_log(
+            "this process holds %d live streams, the most it allows; refusing new ones", limit.limit
+        )
         response = problems.problem(
             503,
             "stream-capacity",

@@ -13,6 +13,7 @@ import pytest
 
 from gameroom import create_app
 from gameroom.api import problems
+from gameroom.api.throttle import ThrottledLog
 from gameroom.config import Config
 from gameroom.eventstore.embedded import EmbeddedRedis
 
@@ -30,7 +31,7 @@ def own_redis(tmp_path):
 
 @pytest.fixture
 def setup(own_redis, registry, monkeypatch):
-    monkeypatch.setattr(problems, "_outage", {"logged": 0.0, "suppressed": 0})
+    monkeypatch.setattr(problems, "_outage_log", ThrottledLog(problems.log, logging.ERROR))
     app = create_app({"redis_url": own_redis.url, "ai_mode": "rq"}, registry)
     client = app.test_client()
     created = client.post("/api/matches", json={"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]})
@@ -73,6 +74,8 @@ def test_redis_down_answers_503_with_retry_after_and_logs_one_line(setup, own_re
     assert len(errors) == 1, [r.getMessage() for r in errors]
     assert "Redis unavailable" in errors[0].getMessage() and errors[0].exc_info is None
     assert not any(r.exc_info for r in caplog.records)  # no traceback per request
+    # nor a line per request from the request log: the outage's line says it
+    assert [r.getMessage() for r in caplog.records if r.name == "gameroom.requests"] == []
 
     own_redis.start()  # back, on the same files: the same client reconnects by itself
     assert client.get(f"/api/matches/{match_id}").status_code == 200

@@ -31,11 +31,12 @@ def test_server_errors_and_slow_requests_are_logged_with_the_default_threshold(c
     caplog.set_level(logging.INFO, logger="gameroom.requests")
     assert _call(RequestLog(_app("201 CREATED"), slow_ms)) == (["201 CREATED"], b"x")
     assert caplog.records == []  # an ordinary request: no line
-    _call(RequestLog(_app("503 SERVICE UNAVAILABLE"), slow_ms))
+    _call(RequestLog(_app("500 INTERNAL SERVER ERROR"), slow_ms))
+    _call(RequestLog(_app("503 SERVICE UNAVAILABLE"), slow_ms))  # a refusal, logged where decided
     _call(RequestLog(_app("200 OK", pause=slow_ms / 1000 + 0.05), slow_ms))
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 2
-    assert lines[0].startswith("POST /api/matches/m/moves answered 503 in ")
+    assert lines[0].startswith("POST /api/matches/m/moves answered 500 in ")
     assert lines[1].startswith("POST /api/matches/m/moves answered 200 in ") and lines[1].endswith("(slow)")
     assert not any("secret" in line or "token=" in line for line in lines)
 

@@ -128,3 +128,28 @@ def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, r
     # secret seed: a seat that drew nothing in these moves sees what a spectator sees.
     assert seen["spectator"] != seen["seat0"] or seen["spectator"] != seen["seat1"]
     assert seen["seat0"] == seen["seat0-again"]  # one seat, two streams: the same frames
+
+
+def test_refusals_at_the_stream_cap_are_logged_once_not_once_per_request(capped, caplog, monkeypatch):
+    import logging
+
+    from gameroom.api import stream
+    from gameroom.api.throttle import ThrottledLog
+
+    monkeypatch.setattr(
+        stream, "_capacity_log", ThrottledLog(logging.getLogger(stream.__name__), logging.WARNING)
+    )
+    client = capped.test_client()
+    created = client.post(
+        "/api/matches", json={"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
+    )
+    match_id = created.get_json()["match"]["id"]
+    held = [_open(client, match_id, f"10.0.1.{i}") for i in range(3)]
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    refused = [_open(client, match_id, f"10.0.2.{i}") for i in range(20)]
+    assert {r.status_code for r in refused} == {503}
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1 and "the most it allows" in lines[0], lines
+    for response in held + refused:
+        response.close()
