@@ -199,12 +199,16 @@ def transactions():
         pipe.execute_command("INCR", counter)
         return direct.transaction(client, pipe)
 
+    gate = gevent.spawn(outcome, lambda: run("BLPOP", key(), "0.5"))  # see many_callers
+    gevent.sleep(0)
     calls = {f"tx-{i}": gevent.spawn(outcome, lambda c=c: transaction(c)) for i, c in enumerate(counters)}
     calls.update(
         {f"echo-{i}": gevent.spawn(outcome, lambda i=i: run("ECHO", f"echo-{i}")) for i in range(50)}
     )
+    got = results(calls)
+    gate.join(5)
     return {
-        "calls": results(calls),
+        "calls": got,
         "counters": [int(admin.get(c)) for c in counters],
         "writes": run._shared.writes,
     }

@@ -106,4 +106,4 @@ def test_transactions_of_many_callers_each_reach_redis_whole(redis_server):
     for name, outcome in got["calls"].items():
         assert outcome == ({"reply": [1, 2]} if name.startswith("tx-") else {"reply": name}), name
     assert got["counters"] == [2] * 50  # each transaction ran once, both of its commands
-    assert got["writes"] < 100  # written together, as single commands are
+    assert got["writes"] <= 10  # written together (behind the one in flight), as single commands are
