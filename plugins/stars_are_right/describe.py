@@ -11,7 +11,8 @@ def _card(card_id) -> str:
 
 
 def _cell(idx: int) -> str:
-    return f"({idx // 5},{idx % 5})"
+    """A sky cell as the web board labels it: rows and columns count from 1, as people count."""
+    return f"row {idx // 5 + 1} column {idx % 5 + 1}"
 
 
 #: The sentences of the events that carry nothing to say.
@@ -43,10 +44,11 @@ def describe(event: dict, seat, names) -> str:
     if kind in _SERVICES:
         return _service_sentence(kind, event, who, names)
     if kind == "pushed":
-        return f"{who} pushed {event['line']} {event['index']} {event['direction']}."
+        line = "row" if event["line"] == "row" else "column"
+        return f"{who} pushed {line} {event['index'] + 1} {event['direction']}."
     if kind == "swapped":
         a, b = event["cells"]
-        return f"{who} swapped {_cell(a)} and {_cell(b)}."
+        return f"{who} swapped the tiles at {_cell(a)} and {_cell(b)}."
     if kind == "flipped":
         return f"{who} flipped the tile at {_cell(event['cell'])}."
     if kind == "symbol_forfeited":

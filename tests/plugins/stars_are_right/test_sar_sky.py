@@ -185,3 +185,23 @@ def test_example_15_B5_10_B6_6_maximum_pool():
     start = position(2)["sky"]
     for r in range(3):
         assert state["sky"][5 * r : 5 * r + 5] == start[5 * r + 1 : 5 * r + 5] + start[5 * r : 5 * r + 1]
+
+
+def test_sky_sentences_count_rows_and_columns_from_1_as_the_board_labels_them():
+    """The board labels the tiles "row 1 column 2" and its arrows "push column 5 down": the
+    history tells the same moves in the same words, never 0-based."""
+    game, names = StarsAreRight(), ["Ana", "Bo"]
+    state = sky_phase(P=1, S=1, F=1)
+    said = []
+    for move in (
+        {"type": "push", "line": "col", "index": 4, "direction": "down"},
+        {"type": "swap", "cells": [1, 6]},
+        {"type": "flip", "cell": 18},
+    ):
+        state, events = step(state, 0, move)
+        said += [game.describe(e, 1, names) for e in events if e["type"] in ("pushed", "swapped", "flipped")]
+    assert said == [
+        "Ana pushed column 5 down.",
+        "Ana swapped the tiles at row 1 column 2 and row 2 column 2.",
+        "Ana flipped the tile at row 4 column 4.",
+    ]
