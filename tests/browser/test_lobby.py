@@ -92,7 +92,7 @@ def test_at_phone_width_every_match_and_its_actions_show_without_scrolling_sidew
     width = page.evaluate("() => window.innerWidth")
     for control in (
         row.locator("input"),
-        row.locator("text=Claim seat 1"),
+        row.locator("text=Claim seat 2"),
         row.locator("text=Watch"),
         row.locator("text=Replay"),
     ):
@@ -162,7 +162,7 @@ def test_a_refused_claim_says_so_on_its_own_card(open_tab, server):
     row.wait_for()
     http_json("POST", f"{server.base}/api/matches/{match_id}/seats/1", {"name": "Bo"})
     row.locator("input").fill("Cy")
-    row.locator("text=Claim seat 1").click()
+    row.locator("text=Claim seat 2").click()
     problem = row.locator(".claim-problem[role=alert]")
     problem.wait_for()
     page.wait_for_function(

@@ -258,7 +258,7 @@ def test_a_player_leaves_to_an_ai_and_then_watches(open_tab, server):
     page.click("#leave-confirm")
     page.wait_for_function(f"() => location.hash === '#/match/{match_id}'")
     page.wait_for_selector(".who >> text=spectator")
-    assert "an AI (greedy) plays seat 0" in page.text_content("#message")
+    assert "an AI (greedy) plays seat 1" in page.text_content("#message")
     page.wait_for_selector(".seats li[data-seat='0'] >> text=AI greedy")
     assert page.locator("#moves button, #resign-button").count() == 0
     stored = page.evaluate("() => JSON.parse(localStorage.getItem('gameroom.tokens') || '{}')")
@@ -374,7 +374,7 @@ def test_a_rematch_seat_kept_for_its_player_is_not_shown_or_offered_as_open(open
     page.click("#refresh")
     row = page.locator(f"tr[data-match='{new_id}']")
     row.wait_for()
-    assert "seat 1 kept for its player" in row.text_content()
+    assert "seat 2 kept for its player" in row.text_content()
     assert row.locator("form.claim").count() == 0, "no Claim for a kept seat"
 
 

@@ -78,12 +78,12 @@ export function optionsForm(schema) {
 function seatRows(game, count) {
   const levels = game.ai_levels;
   return Array.from({ length: count }, (_, i) => {
-    const kind = h('select', { id: `seat-${i}-kind`, 'aria-label': `Seat ${i} player` },
+    const kind = h('select', { id: `seat-${i}-kind`, 'aria-label': `Seat ${i + 1} player` },
       h('option', { value: 'human', selected: i === 0 }, 'Human'),
       h('option', { value: 'open' }, 'Open (someone claims it)'),
       levels.map((level) => h('option', { value: `ai:${level}`, selected: i > 0 && level === levels[0] }, `AI: ${level}`)));
-    const name = h('input', { id: `seat-${i}-name`, type: 'text', maxlength: 64, value: `Player ${i + 1}`, 'aria-label': `Seat ${i} name` });
-    return { row: h('div', { class: 'seat-row' }, h('span', {}, `Seat ${i}`), name, kind), name, kind };
+    const name = h('input', { id: `seat-${i}-name`, type: 'text', maxlength: 64, value: `Player ${i + 1}`, 'aria-label': `Seat ${i + 1} name` });
+    return { row: h('div', { class: 'seat-row' }, h('span', {}, `Seat ${i + 1}`), name, kind), name, kind };
   });
 }
 
@@ -186,7 +186,7 @@ function invitations(created) {
     const name = created.match.seats[seat].name;
     const field = h('input', { type: 'text', readonly: true, value: link, 'aria-label': `Invitation link for ${name}` });
     return h('li', {},
-      h('a', { href: `#/match/${encodeURIComponent(id)}/seat/${seat}`, class: 'play-link' }, 'Play as ', bdi(name), ` (seat ${seat})`), ' ',
+      h('a', { href: `#/match/${encodeURIComponent(id)}/seat/${seat}`, class: 'play-link' }, 'Play as ', bdi(name), ` (seat ${Number(seat) + 1})`), ' ',
       h('button', {
         type: 'button',
         onclick: async (event) => {
@@ -205,15 +205,15 @@ function invitations(created) {
 function matchRow(match, titles, onClaim, problems) {
   const mine = tokens.seats(match.id);
   // A rematch keeps its players' seats for them: such a seat is not open to anyone, and not offered.
-  const seats = joined(match.seats.map((s, i) => (s && s.reserved ? `seat ${i} kept for its player`
-    : (s && !s.open ? [bdi(s.name ?? `Seat ${i + 1}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i} open`))));
+  const seats = joined(match.seats.map((s, i) => (s && s.reserved ? `seat ${i + 1} kept for its player`
+    : (s && !s.open ? [bdi(s.name ?? `Seat ${i + 1}`), s.ai ? ` (AI ${s.ai})` : ''] : `seat ${i + 1} open`))));
   const open = match.seats.map((s, i) => (!s || s.open ? i : null)).filter((i) => i !== null);
   const claim = open.map((i) => {
-    const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i}`, required: true });
+    const name = h('input', { type: 'text', maxlength: 64, placeholder: 'your name', 'aria-label': `Your name for seat ${i + 1}`, required: true });
     // A refused claim says so here, by its card (it stays through the list's reloads until the next try).
     const problem = h('p', { class: 'message error claim-problem', role: 'alert', tabindex: '-1' }, problems.get(`${match.id}/${i}`) || '');
     return h('form', { class: 'claim', onsubmit: async (e) => { e.preventDefault(); await onClaim(match, i, name.value.trim(), problem); } },
-      name, h('button', { type: 'submit' }, `Claim seat ${i}`), problem);
+      name, h('button', { type: 'submit' }, `Claim seat ${i + 1}`), problem);
   });
   const id = encodeURIComponent(match.id);
   return h('tr', { dataset: { match: match.id } },
@@ -222,7 +222,7 @@ function matchRow(match, titles, onClaim, problems) {
     h('td', { dataset: { label: 'Seats' } }, seats),
     h('td', { class: claim.length ? 'claims' : 'no-claim' }, claim.length ? claim : '—'),
     h('td', { class: 'actions' },
-      mine.map((s) => h('a', { href: `#/match/${id}/seat/${s}` }, `Play seat ${s}`)),
+      mine.map((s) => h('a', { href: `#/match/${id}/seat/${s}` }, `Play seat ${s + 1}`)),
       h('a', { href: `#/match/${id}` }, 'Watch'), h('a', { href: `#/replay/${id}` }, 'Replay')));
 }
 

@@ -37,7 +37,7 @@ export function entryText(entry, names) {
   if (entry.text.length) return withNames(entry.text.join(' '), names);
   if (entry.kind === 'undo') {
     const to = entry.target === undefined ? '' : ` to version ${entry.target}`;
-    return entry.seat === null || entry.seat === undefined ? [`Undone${to}.`] : [bdi(names[entry.seat] ?? `Seat ${entry.seat}`), ` undid${to}.`];
+    return entry.seat === null || entry.seat === undefined ? [`Undone${to}.`] : [bdi(names[entry.seat] ?? `Seat ${entry.seat + 1}`), ` undid${to}.`];
   }
   return [entry.kind];
 }
@@ -81,7 +81,7 @@ export async function showMatch(root, matchId, seat) {
   const token = seat === null ? null : tokens.get(matchId, seat);
   if (seat !== null && !token) {
     root.replaceChildren(h('h1', {}, 'No seat here'),
-      h('p', {}, `This browser holds no token for seat ${seat} of this match. Open your invitation link, or `),
+      h('p', {}, `This browser holds no token for seat ${seat + 1} of this match. Open your invitation link, or `),
       h('a', { href: `#/match/${encodeURIComponent(matchId)}` }, 'watch the match'));
     return () => {};
   }
@@ -125,7 +125,7 @@ export async function showMatch(root, matchId, seat) {
   const undoEl = h('section', { id: 'undo', 'aria-label': 'Undo' });
   const seatEl = h('section', { id: 'seat-actions', 'aria-label': 'Your seat' });
   const logEl = h('div', { id: 'history' });
-  const who = seat === null ? 'Watching as a spectator' : [`You play seat ${seat} (`, bdi(names[seat]), ')'];
+  const who = seat === null ? 'Watching as a spectator' : [`You play seat ${seat + 1} (`, bdi(names[seat]), ')'];
   root.replaceChildren(
     h('h1', {}, info.title),
     h('p', { class: 'who' }, who, ' · ', live, ' · ',
@@ -231,7 +231,7 @@ export async function showMatch(root, matchId, seat) {
       await refresh();
       return;
     }
-    watchInstead(['You left: an AI (', level, ') plays seat ', String(seat), ' (', bdi(names[seat]), ') now. You are watching the match.']);
+    watchInstead(['You left: an AI (', level, ') plays seat ', String(seat + 1), ' (', bdi(names[seat]), ') now. You are watching the match.']);
   }
 
   async function rematch() {
@@ -265,7 +265,7 @@ export async function showMatch(root, matchId, seat) {
     const control = now && (now.seat_control || [])[seat];
     if (control && control.left) {
       const level = control.takeover ? control.takeover.level : 'an AI';
-      watchInstead([`Seat ${seat} (`, bdi(names[seat]), `) left the match: an AI (${level}) plays it now, and this browser's token no longer does. You are watching the match.`]);
+      watchInstead([`Seat ${seat + 1} (`, bdi(names[seat]), `) left the match: an AI (${level}) plays it now, and this browser's token no longer does. You are watching the match.`]);
       return;
     }
     stop();

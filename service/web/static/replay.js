@@ -55,7 +55,7 @@ export async function showReplay(root, matchId, seat) {
   slider.addEventListener('input', () => go(Number(slider.value)));
   root.replaceChildren(
     h('h1', {}, `Replay: ${info.title}`),
-    h('p', { class: 'who' }, seat === null ? 'As a spectator sees it' : [`As seat ${seat} (`, bdi(names[seat]), ') sees it'], ' · ',
+    h('p', { class: 'who' }, seat === null ? 'As a spectator sees it' : [`As seat ${seat + 1} (`, bdi(names[seat]), ') sees it'], ' · ',
       h('a', { href: `#/match/${encodeURIComponent(matchId)}${seat === null ? '' : `/seat/${seat}`}` }, 'Back to the match')),
     ...[forkNote(summary, entries)].filter(Boolean),
     h('div', { class: 'scrub' },
