@@ -472,7 +472,11 @@ class Game:
         ``legalMoves`` and returns a promise. A renderer never re-implements rules: what it offers comes
         from ``legalMoves``. The web client always shows the generic list of
         legal moves under the board as well, so a renderer may draw only
-        part of what can be done.
+        part of what can be done. The module may also export
+        ``moveLabel(move, {names, view, seat})``, the words that list shows for
+        a move (say "mark row 1, column 1" rather than "mark · cell 0"): the
+        board, the list and the history then number things the same way,
+        counting from 1 as people do (the moves themselves keep their indices).
 
         The server lists the files once at start-up and serves exactly those
         under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``, ``.svg``,

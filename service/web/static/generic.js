@@ -70,8 +70,11 @@ export function moveLabel(move) {
 
 const MAX_BUTTONS = 40;
 
-/** The legal moves grouped by type: buttons, or a list box when a group is long. */
-export function movesPanel(moves, submit) {
+/** The legal moves grouped by type: buttons, or a list box when a group is long.
+ *
+ * ``label(move)`` words each move: a game's renderer may export its own ``moveLabel``
+ * (the words its board uses, numbers counted from 1), else the move's fields. */
+export function movesPanel(moves, submit, label = moveLabel) {
   const groups = new Map();
   for (const move of moves) {
     const type = String(move.type ?? 'move');
@@ -83,10 +86,10 @@ export function movesPanel(moves, submit) {
       return h('fieldset', { class: 'move-group' }, h('legend', {}, `${words(type)} (${list.length})`),
         list.map((move) => h('button', {
           type: 'button', class: 'move', dataset: { move: JSON.stringify(move) }, onclick: () => submit(move),
-        }, moveLabel(move))));
+        }, label(move))));
     }
     const id = `moves-${type.replace(/[^a-z0-9_-]/gi, '')}`;
-    const select = h('select', { id, class: 'move-select' }, list.map((move, i) => h('option', { value: String(i) }, moveLabel(move))));
+    const select = h('select', { id, class: 'move-select' }, list.map((move, i) => h('option', { value: String(i) }, label(move))));
     return h('fieldset', { class: 'move-group' }, h('legend', {}, `${words(type)} (${list.length})`),
       h('label', { for: id }, 'Choose '), select,
       h('button', { type: 'button', class: 'move', dataset: { play: type }, onclick: () => submit(list[Number(select.value)]) }, `Play ${words(type)}`));

@@ -5,7 +5,7 @@
 
 import { api, ApiError, allEntries, game as gameInfo, path } from './api.js';
 import { h, fill, bdi, joined, withNames } from './dom.js';
-import { movesPanel, typedMove } from './generic.js';
+import { moveLabel, movesPanel, typedMove } from './generic.js';
 import { drawBoard, loadRenderer } from './renderers.js';
 import { follow } from './stream.js';
 import * as tokens from './tokens.js';
@@ -307,11 +307,21 @@ export async function showMatch(root, matchId, seat) {
     } else fill(status, 'Waiting for ', joined(active.map((i) => bdi(names[i]))), ` (version ${state.version}).`);
   }
 
+  /** A move in the words of the game's board, when its renderer has them (see movesPanel). */
+  function labelOf(move) {
+    if (typeof renderer.moveLabel !== 'function') return moveLabel(move);
+    try {
+      return String(renderer.moveLabel(move, { names, view: state.view, seat }) || moveLabel(move));
+    } catch {
+      return moveLabel(move);
+    }
+  }
+
   function drawMoves() {
     const legal = state.legal_moves || [];
     if (seat === null) { movesEl.replaceChildren(); return; }
     fill(movesEl, h('h2', {}, 'Legal moves'),
-      legal.length ? movesPanel(legal, submit) : h('p', { class: 'quiet' }, 'Nothing to do right now.'),
+      legal.length ? movesPanel(legal, submit, labelOf) : h('p', { class: 'quiet' }, 'Nothing to do right now.'),
       state.status === 'active' ? typedMove(submit, (text) => say(text, 'error'), typed) : null);
   }
 
