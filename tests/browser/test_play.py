@@ -299,6 +299,32 @@ def test_stars_are_right_board_changes_the_sky_by_clicking_it(open_tab):
     raise AssertionError("no sky action came up")
 
 
+def test_stars_are_right_card_buttons_name_their_card_and_the_first_turn_is_turn_1(open_tab):
+    """Each card's "invoke" button is told apart by its accessible name, which names the card."""
+    tab = open_tab()
+    page = tab.page
+    tab.create("stars-are-right", [("Ana", "human"), ("Bot", "ai:random")], {"first_player": "seat_0"})
+    page.click("text=Play as Ana")
+    tab.wait_turn()
+    page.wait_for_selector(".sar .hand .card .board-move")
+    assert page.text_content(".sar .phase").startswith("Turn 1 · phase: invoke")
+    buttons = page.eval_on_selector_all(
+        ".sar .hand .card .board-move",
+        "bs => bs.map(b => [b.closest('.card').querySelector('header').textContent,"
+        " b.textContent, b.getAttribute('aria-label')])",
+    )
+    assert len(buttons) == 5
+    for header, text, name in buttons:
+        assert text == "invoke" and name == f"invoke {header}", (header, text, name)  # "invoke Dagon #12"
+    assert len({name for _, _, name in buttons}) == 5
+    listed = page.eval_on_selector_all(
+        "#moves fieldset.move-group",
+        "gs => gs.filter(g => g.querySelector('legend').textContent.startsWith('invoke ('))"
+        ".flatMap(g => [...g.querySelectorAll('button.move')].map(b => b.textContent))",
+    )
+    assert sorted(listed) == sorted(name for _, _, name in buttons), "the list under the board says the same"
+
+
 @pytest.mark.parametrize("slug", sorted(GAMES))
 def test_each_board_fits_a_phone(open_tab, slug):
     tab = open_tab(width=375, height=740)

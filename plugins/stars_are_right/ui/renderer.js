@@ -49,20 +49,49 @@ function cardView(id, moves, submit, extra = '') {
   const card = CARDS.get(id);
   if (!card) return h('div', { class: 'card' }, `#${id}`);
   const family = card.family ? ` · ${card.family}` : '';
+  // The buttons on a card say what they do without the card (it is all around them);
+  // their accessible name says which card, so a screen reader can tell them apart.
   return h('article', { class: `card t-${card.type}`, 'data-card': String(id) },
     h('header', {}, h('strong', {}, card.name), ` #${id}`),
     h('p', { class: 'meta' }, `${card.type.replace(/_/g, ' ')}${family} · ${card.points} VP · invoke ${card.invocation}`,
       card.bonus ? [' · bonus ', face(card.bonus, 'mini')] : '', extra),
     constellation(card),
-    moves.length ? h('div', { class: 'card-moves' }, moves.map(({ move, label }) => h('button', {
-      type: 'button', class: 'board-move', onclick: () => submit(move),
+    moves.length ? h('div', { class: 'card-moves' }, moves.map(({ move, label, name }) => h('button', {
+      type: 'button', class: 'board-move', 'aria-label': name, onclick: () => submit(move),
     }, label))) : null);
 }
 
-function label(move) {
-  const rest = Object.entries(move).filter(([k]) => !['type', 'card', 'creature'].includes(k))
-    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : v}`);
-  return [move.type.replace(/_/g, ' '), ...rest].join(' · ');
+const cardName = (id) => (CARDS.has(id) ? `${CARDS.get(id).name} #${id}` : `card #${id}`);
+/** A sky cell as the board labels it and the history tells it: rows and columns count from 1. */
+const cellName = (cell) => `row ${Math.floor(cell / SIZE) + 1} column ${(cell % SIZE) + 1}`;
+const words = (text) => String(text).replace(/_/g, ' ');
+
+/** What a move does, in words. ``onCard``: the words for a button on the move's own card,
+ * which leave that card out. Numbers count from 1, as in the history's sentences. */
+function describeMove(move, names = [], onCard = false) {
+  const own = (id) => (onCard ? '' : ` ${cardName(id)}`);
+  const seatName = (seat) => names[seat] ?? `seat ${seat + 1}`;
+  switch (move.type) {
+    case 'invoke': return `invoke${own(move.card)}`;
+    case 'use_service': return onCard ? 'use its service' : `use the service of ${cardName(move.creature)}`;
+    case 'use_gug': case 'use_tindaloo':
+      return `use${onCard ? ' it' : own(move.minion)}: give ${cardName(move.own)} for ${seatName(move.opponent)}'s ${cardName(move.theirs)}`;
+    case 'use_dhole': return `use${onCard ? ' it' : own(move.minion)} on the ${move.pile} pile`;
+    case 'dhole_take': return `take${own(move.card)}`;
+    case 'push': return `push ${move.line === 'row' ? 'row' : 'column'} ${move.index + 1} ${move.direction}`;
+    case 'swap': return `swap ${cellName(move.cells[0])} with ${cellName(move.cells[1])}`;
+    case 'flip': return `flip the tile at ${cellName(move.cell)}`;
+    case 'summon':
+      return `summon${own(move.card)} ${move.supporters.length ? `with ${move.supporters.map(cardName).join(', ')}` : 'with no supporters'}`;
+    case 'discard_creature': return `discard${own(move.card)} from play`;
+    case 'discard': return `discard${own(move.card)}`;
+    default: return words(move.type);
+  }
+}
+
+/** The words the generic list of legal moves (under the board) shows for ``move``. */
+export function moveLabel(move, ctx = {}) {
+  return describeMove(move, ctx.names || []);
 }
 
 export function render(root, ctx) {
@@ -74,7 +103,7 @@ export function render(root, ctx) {
     const id = move.card ?? move.creature;
     if (id === undefined || !drawn.has(id)) continue; // a card not on the board: its move goes to the bar
     if (!byCard.has(id)) byCard.set(id, []);
-    byCard.get(id).push({ move, label: label(move) });
+    byCard.get(id).push({ move, label: describeMove(move, names, true), name: describeMove(move, names) });
     used.add(move);
   }
   const pushes = legal.filter((m) => m.type === 'push');
@@ -90,21 +119,27 @@ export function render(root, ctx) {
     const other = (TILES.get(tile)?.faces || []).find((f) => f !== up) ?? up;
     const button = h('button', {
       type: 'button', class: 'cell', 'data-cell': String(cell), 'data-tile': String(tile),
-      'aria-label': `row ${Math.floor(cell / SIZE) + 1} column ${(cell % SIZE) + 1}: ${FACE_NAMES[up]} (back: ${FACE_NAMES[other]})`,
+      'aria-label': `${cellName(cell)}: ${FACE_NAMES[up]} (back: ${FACE_NAMES[other]})`,
       onclick: () => pick(cell),
     }, face(up), face(other, 'back'));
     return button;
   });
+  const cellNames = cells.map((button) => button.getAttribute('aria-label'));
+  // The first tile of a swap stays enabled: it keeps the focus, and picking it again cancels.
   function enable() {
     cells.forEach((button, cell) => {
       const can = mode === 'flip' ? flips.has(cell)
-        : mode === 'swap' ? swaps.some((m) => (first === null ? m.cells.includes(cell) : m.cells.includes(first) && m.cells.includes(cell) && cell !== first))
+        : mode === 'swap' ? cell === first || swaps.some((m) => m.cells.includes(cell) && (first === null || m.cells.includes(first)))
           : false;
       button.disabled = !can;
       button.classList.toggle('picked', cell === first);
+      if (mode === 'swap' && can) button.setAttribute('aria-pressed', String(cell === first));
+      else button.removeAttribute('aria-pressed');
+      button.setAttribute('aria-label', cell === first ? `${cellNames[cell]}, picked to swap (pick it again to cancel)` : cellNames[cell]);
     });
     note.textContent = mode === 'flip' ? 'Click a tile to flip it.'
-      : mode === 'swap' ? (first === null ? 'Click the first tile to swap.' : 'Click the tile to swap it with.') : '';
+      : mode === 'swap' ? (first === null ? 'Click the first tile to swap.'
+      : `Click the tile to swap ${cellName(first)} with, or ${cellName(first)} again to cancel.`) : '';
   }
   function pick(cell) {
     if (mode === 'flip') { submit(flips.get(cell)); return; }
@@ -148,11 +183,11 @@ export function render(root, ctx) {
   const rest = legal.filter((m) => !used.has(m));
   const bar = rest.length ? h('div', { class: 'turn-bar' }, rest.map((move) => h('button', {
     type: 'button', class: 'board-move', onclick: () => submit(move),
-  }, label(move)))) : null;
+  }, describeMove(move, names)))) : null;
   const top = view.discard.length ? view.discard[view.discard.length - 1] : null;
 
   root.append(h('div', { class: 'sar' },
-    h('p', { class: 'phase' }, `Turn ${view.turn} · phase: ${view.phase} · deck ${view.deck_size} · discard ${view.discard.length}`,
+    h('p', { class: 'phase' }, view.phase === 'over' ? `Over after ${view.turn} turns` : `Turn ${view.turn + 1} · phase: ${view.phase}`, ` · deck ${view.deck_size} · discard ${view.discard.length}`,
       top !== null ? ` (top: ${CARDS.get(top)?.name ?? top})` : ''),
     pool, modes.length ? h('div', { class: 'modes' }, modes) : null, note, grid, bar, hand, seats));
 }

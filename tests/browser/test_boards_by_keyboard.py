@@ -1,0 +1,99 @@
+"""Game boards played with the keyboard alone (Tab to a control, Enter), at phone width:
+the focus stays where the player is, and the board speaks of rows, columns and seats
+counting from 1, as the history's sentences do.
+
+The other seat is a second player played through the API, so each match goes where the
+test needs it.
+"""
+
+from gameroom.plugins.stars_are_right.content import CARDS
+from gameroom.testing.served import http_json
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _create(server, game, options=None):
+    _, created = http_json(
+        "POST",
+        f"{server.base}/api/matches",
+        {"game": game, "seats": [{"name": "Ana"}, {"name": "Bo"}], "options": options or {}},
+    )
+    return created["match"]["id"], created["tokens"]
+
+
+def _move(server, match_id, token, move):
+    http_json("POST", f"{server.base}/api/matches/{match_id}/moves", {"move": move}, token=token)
+
+
+def _tab_to(page, selector: str, limit: int = 80) -> None:
+    """Press Tab until the focus is on ``selector``, as a keyboard user reaches a control."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} is not reachable with Tab")
+
+
+def _focus_shows(page) -> bool:
+    """The focused control shows it: it matches :focus-visible and has an outline."""
+    return page.evaluate(
+        "() => { const e = document.activeElement;"
+        " return e.matches(':focus-visible') && getComputedStyle(e).outlineStyle !== 'none'; }"
+    )
+
+
+def _swap_ready(server):
+    """A match where Ana (seat 0) is in the sky phase with swaps only: she invoked a card whose
+    invocation has an S (a third of the cards; none also has an F) and ended her services."""
+    for _ in range(12):
+        match_id, tokens = _create(server, "stars-are-right", {"first_player": "seat_0"})
+        _, state = http_json(
+            "GET",
+            f"{server.base}/api/matches/{match_id}/state?include=legal_moves",
+            token=tokens["0"],
+        )
+        invoke = next(
+            (m for m in state["legal_moves"] if m["type"] == "invoke" and "S" in CARDS[m["card"]].invocation),
+            None,
+        )
+        if invoke:
+            _move(server, match_id, tokens["0"], invoke)
+            _move(server, match_id, tokens["0"], {"type": "end_services"})
+            return match_id, tokens
+    raise AssertionError("no deal in 12 gave Ana a card that invokes a swap")
+
+
+def test_stars_are_right_a_swap_picked_by_keyboard_keeps_the_focus_and_picking_again_cancels(
+    open_tab, server
+):
+    tab = open_tab(**PHONE)
+    page = tab.page
+    match_id, tokens = _swap_ready(server)
+    page.goto(f"{server.base}/#/join/{match_id}/0/{tokens['0']}")
+    page.wait_for_selector(".sar .sky")
+    tab.wait_turn()
+    assert "Click the first tile to swap." in page.text_content(".sar .sky-note")
+    _tab_to(page, ".sar .cell:not([disabled])")
+    cell = page.evaluate("() => document.activeElement.dataset.cell")
+    picked = f'.sar .cell[data-cell="{cell}"]'
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.dataset.cell") == cell, "the focus stays on the tile"
+    assert _focus_shows(page)
+    assert page.get_attribute(picked, "class") == "cell picked"
+    assert page.get_attribute(picked, "aria-pressed") == "true"
+    assert "picked to swap" in page.get_attribute(picked, "aria-label")
+    page.keyboard.press("Enter")  # the same tile again: no swap after all
+    assert page.evaluate("() => document.activeElement.dataset.cell") == cell
+    assert page.locator(".sar .cell.picked").count() == 0
+    assert page.get_attribute(picked, "aria-pressed") == "false"
+    assert "Click the first tile to swap." in page.text_content(".sar .sky-note")
+    # Pick it again, then its partner: the history tells the swap as the board labels the tiles.
+    page.keyboard.press("Enter")
+    _tab_to(page, ".sar .cell:not([disabled]):not(.picked)")
+    partner = page.get_attribute(":focus", "aria-label").split(":")[0]
+    before = tab.state_line()
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => (document.querySelector('#status')?.textContent || '') !== s", arg=before)
+    first = page.get_attribute(picked, "aria-label").split(":")[0]
+    said = page.locator("#history li").last.text_content()
+    assert "Ana swapped the tiles at " in said and first in said and partner in said, said
