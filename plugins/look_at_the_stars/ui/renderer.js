@@ -95,7 +95,7 @@ function sheetSvg(view, sheetJson, { targets = [], preview = [], previewPoint = 
   });
   if (low > 0) {
     svg.append(s('rect', { x: 0, y: Y(low - 1) - STEP / 2, width: 2 * PAD + COLS * STEP, height: low * STEP + PAD + strip, class: 'closed' }),
-      s('text', { x: PAD, y: Y(0) + PAD + strip / 2, class: 'sun' }, `☀ rows 0–${low - 1} closed`));
+      s('text', { x: PAD, y: Y(0) + PAD + strip / 2, class: 'sun' }, `☀ the bottom ${low === 1 ? 'row is' : `${low} rows are`} closed`));
   }
   for (let y = 0; y < ROWS; y += 1) {
     for (let x = 0; x < COLS; x += 1) {
