@@ -42,6 +42,52 @@ def _focus_shows(page) -> bool:
     )
 
 
+def test_tic_tac_toe_is_played_to_a_win_by_keyboard_on_its_own_board(open_tab, server):
+    tab = open_tab(**PHONE)
+    page = tab.page
+    match_id, tokens = _create(server, "tic-tac-toe")
+    page.goto(f"{server.base}/#/join/{match_id}/0/{tokens['0']}")
+    page.wait_for_selector(".ttt .grid")
+    assert page.locator(".ttt .cell").count() == 9
+    assert page.locator("#board dl.tree").count() == 0, "its own board, not the generic tree"
+    players = page.text_content(".ttt .players")
+    assert "X Ana" in players and "O Bo" in players
+    tab.wait_turn()
+    assert page.locator("#moves button.move").first.text_content() == "mark row 1, column 1", (
+        "the list under the board names the cells as the board does"
+    )
+    # Ana (X) takes the top row; Bo (O) answers in the middle row.
+    for mine, theirs in ((0, 3), (1, 4), (2, None)):
+        tab.wait_turn()
+        cell = f'.ttt .cell[data-cell="{mine}"]'
+        _tab_to(page, cell)
+        assert _focus_shows(page), "the focused cell shows a focus ring"
+        assert page.get_attribute(cell, "aria-label") == f"row 1, column {mine + 1}: empty, mark it"
+        page.keyboard.press("Enter")
+        page.wait_for_function("s => document.querySelector(s)?.textContent === 'X'", arg=cell)
+        page.wait_for_function(
+            "text => [...document.querySelectorAll('#history li')].some(li => li.textContent.includes(text))",
+            arg=f"Ana marked row 1, column {mine + 1}.",
+        )
+        assert page.evaluate("() => document.activeElement.closest('main') !== null"), (
+            "focus kept in the page"
+        )
+        if theirs is not None:
+            _move(server, match_id, tokens["1"], {"type": "mark", "cell": theirs})
+            page.wait_for_selector(f'.ttt .cell[data-cell="{theirs}"] >> text=O')
+    page.wait_for_function(
+        "() => (document.querySelector('#status')?.textContent || '').startsWith('Finished')"
+    )
+    assert tab.state_line().startswith("Finished. Winner: Ana")
+    won = page.eval_on_selector_all(".ttt .cell.win", "cells => cells.map(c => c.dataset.cell)")
+    assert won == ["0", "1", "2"], "the winning line is highlighted"
+    assert "in the winning line" in page.get_attribute('.ttt .cell[data-cell="1"]', "aria-label")
+    assert "Ana (X) won" in page.text_content(".ttt .turn")
+    assert page.locator(".ttt .cell:not([disabled])").count() == 0, "nothing left to mark"
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone"
+    tab.shot("tic-tac-toe-keyboard-won")
+
+
 def _swap_ready(server):
     """A match where Ana (seat 0) is in the sky phase with swaps only: she invoked a card whose
     invocation has an S (a third of the cards; none also has an F) and ended her services."""

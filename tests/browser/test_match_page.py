@@ -87,10 +87,14 @@ def test_a_finished_match_opens_on_its_final_position_and_outcome(open_tab, serv
 
 
 def test_the_generic_board_shows_empty_cells_as_dashes(open_tab, server):
-    """Tic-tac-toe has no board of its own: its nine empty cells (nulls in a list) show as "—"."""
+    """Tic-tac-toe's board kept from loading, its view is drawn as a tree: its nine empty cells
+    (nulls in a list) show as "—"."""
     tab = open_tab()
+    tab.allow(r"net::ERR_FAILED")  # Chromium logs the aborted request as a console error
+    tab.page.route(re.compile(r"/ui/games/tic-tac-toe/renderer\.js"), lambda route: route.abort())
     match_id, tokens = _match(server, "tic-tac-toe", ["Ana", "Bo"])
     _join(tab, server, match_id, 0, tokens[0])
+    tab.page.wait_for_selector("#board .renderer-failed")
     tab.page.wait_for_selector("#board dl.tree")
     cells = tab.page.locator("#board dt", has_text="cells").locator("xpath=following-sibling::dd[1]")
     assert cells.text_content() == ", ".join(["—"] * 9)

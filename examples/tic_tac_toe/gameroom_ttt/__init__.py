@@ -8,6 +8,8 @@ view is the state. The one move is ``{"type": "mark", "cell": i}``.
 Like ``examples/nim``, it imports nothing from gameroom but ``gameroom.plugin_api``.
 """
 
+from pathlib import Path
+
 from marshmallow import Schema, fields, validate
 
 from gameroom.plugin_api import (
@@ -76,6 +78,10 @@ class TicTacToe(Game):
 
     def schemas(self):
         return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
+
+    def renderer(self):
+        """The web board: the grid as nine buttons (``ui/``, shipped as package data)."""
+        return str(Path(__file__).with_name("ui"))
 
     def setup(self, num_seats, options, rng):
         return [{"type": "started"}]
