@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 import time
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from .core.matches import (
     FINISHED,
     MatchRecord,
     Seat,
+    claim_token,
     hash_token,
     new_match_id,
     new_token,
@@ -110,11 +112,15 @@ class Matches:
         append_retries: int = 20,
         clock=time.time,
         seeding=None,
+        token_secret=None,
     ):
         self.store = store
         # How effective seeds are made (a Seeding, or a callable that makes one when first
         # needed); by default with a secret of this process only.
         self._seeding = seeding or Seeding.private()
+        # What the tokens of claims with an Idempotency-Key are derived with (bytes, or a callable
+        # that reads them when first needed): every process of a deployment must have the same.
+        self._token_secret = token_secret
         self.records = records
         self.registry = registry
         self.snapshot_every = snapshot_every
@@ -137,6 +143,15 @@ class Matches:
         if not isinstance(self._seeding, Seeding):
             self._seeding = self._seeding()
         return self._seeding
+
+    @property
+    def token_secret(self) -> bytes:
+        """The server secret of :func:`claim_token` (by default the seeding's, else one of this process)."""
+        if self._token_secret is None:
+            self._token_secret = self.seeding.secret or secrets.token_bytes(32)
+        elif callable(self._token_secret):
+            self._token_secret = self._token_secret()
+        return self._token_secret
 
     # -- creating and joining --------------------------------------------
 
@@ -240,7 +255,15 @@ class Matches:
         else:
             self._claimable.put(record.id, record)
 
-    def claim_seat(self, match_id: str, seat: int, name: str) -> tuple[Loaded, str]:
+    def claim_seat(
+        self, match_id: str, seat: int, name: str, idempotency_key: str | None = None
+    ) -> tuple[Loaded, str]:
+        """Take the open ``seat`` for ``name``: the match and the seat's token.
+
+        With ``idempotency_key`` the token is derived from it (:func:`claim_token`), so a repeat
+        of the claim that won the seat finds its token acting for it and gets the same answer;
+        the same key with another name is refused (idempotency-key-reused), and any other claim
+        of a taken seat with seat-taken."""
         record = self._records.get(match_id) or self._claimable.get(match_id) or self.record(match_id)
         if not 0 <= seat < record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
@@ -253,7 +276,10 @@ class Matches:
             raise Conflict(
                 f"Seat {seat} is kept for its player in the previous match (rematch).", code="seat-reserved"
             )
-        token = new_token()
+        if idempotency_key is None:
+            token = new_token()
+        else:
+            token = claim_token(self.token_secret, match_id, seat, idempotency_key)
         if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
             self.store.note_ai_pending(match_id)
         if record.settings.get("clock"):  # ... or its clocks, with a start entry after the claim
@@ -267,6 +293,10 @@ class Matches:
             self._claimable.forget(match_id)
             raise NotFound(f"No match {match_id}.", code="unknown-match")
         if not claimed.won:
+            if idempotency_key is not None:
+                replay = self._claimed_before(match_id, seat, name, token, claimed.record)
+                if replay is not None:
+                    return replay, token
             raise Conflict(f"Seat {seat} is taken.", code="seat-taken")
         self._seats.put((match_id, hash_token(token)), seat)
         if claimed.record.full:  # one line per match at INFO: its start (each claim at DEBUG)
@@ -281,6 +311,24 @@ class Matches:
                 self._records.put(match_id, claimed.record)
             fresh = self.with_draft(Loaded(claimed.record, folded), None)
         return self.seat_claimed(match_id, fresh, claimed.progress_saved), token
+
+    def _claimed_before(
+        self, match_id: str, seat: int, name: str, token: str, record: MatchRecord
+    ) -> Loaded | None:
+        """The answer to a repeated claim: the match, if ``token`` (derived from the claim's key)
+        still acts for ``seat``, else None (someone else holds the seat, or its player left it).
+        What followed the first claim is done again, in case it died before (the clocks' start)."""
+        loaded, holder, _ok = self.open(match_id, token)
+        if holder != seat:
+            return None
+        if record.seats[seat].name != name:
+            raise ValidationFailed(
+                "This Idempotency-Key was already used for a different request; "
+                "use a new key for a new claim.",
+                code="idempotency-key-reused",
+            )
+        log.debug("match %s: seat %d claimed again with its key", match_id, seat)
+        return self.seat_claimed(match_id, loaded)
 
     def seat_claimed(
         self, match_id: str, loaded: Loaded | None = None, progress_saved: bool = False

@@ -27,7 +27,7 @@ from .core.rng import Seeding
 from .eventstore import EventStore
 from .eventstore.connect import Clients, connect
 from .eventstore.records import MatchRecords
-from .eventstore.seed_secret import seeding_for
+from .eventstore.seed_secret import seeding_for, token_secret_for
 from .registry import Registry, build_registry
 
 
@@ -109,6 +109,7 @@ def compose(
         snapshot_every=config.snapshot_every,
         append_retries=config.append_retries,
         seeding=seeding or seeding_for(config, clients.events),
+        token_secret=token_secret_for(config, clients.events),
     )
     schedulers: list = []
     if config.ai_mode == "rq" if scheduling is None else scheduling:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import current_app, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter, IntegerConverter
 
@@ -19,7 +19,7 @@ from gameroom.schemas import (
 from gameroom.schemas.matches import MatchListSchema
 
 from ..core.matches import hash_token, new_token
-from . import presenters
+from . import idempotency, presenters
 from .blueprint import Blueprint
 from .docs import LOCATION, PROBLEM
 
@@ -121,14 +121,25 @@ class MatchResource(MethodView):
 class SeatClaim(MethodView):
     @blp.operation("claimSeat")
     @blp.arguments(ClaimSeatSchema())
+    @blp.header(
+        "Idempotency-Key",
+        f"{idempotency.RULE}; a repeat of a claim that won the seat, with the same key and body, "
+        "gets the same seat and token again (201) instead of seat-taken; the same key with another "
+        "name is refused (422 idempotency-key-reused). The token is derived from the key, so the "
+        "key is as secret as the token: use a new random key for each claim",
+        schema=idempotency.SCHEMA,
+    )
     @blp.response(201, SeatTokenSchema)
+    @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(
         409, **PROBLEM, description="seat-taken, seat-reserved (a rematch's seat kept for its player)"
     )
+    @blp.alt_response(422, **PROBLEM, description="an invalid body, idempotency-key-reused")
     def post(self, body, match_id, seat):
-        """Claim an open seat; returns that seat's token (shown only once)."""
-        return claim_response(_matches(), match_id, seat, body)
+        """Claim an open seat; returns that seat's token (shown only once, unless the claim is
+        repeated with its ``Idempotency-Key``)."""
+        return claim_response(_matches(), match_id, seat, body, request.headers.get("Idempotency-Key"))
 
 
 def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dict]:
@@ -153,8 +164,9 @@ def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dic
     return payload, {"Location": location(loaded.record.id)}
 
 
-def claim_response(matches, match_id: str, seat: int, body: dict) -> dict:
+def claim_response(matches, match_id: str, seat: int, body: dict, idempotency_key: str | None = None) -> dict:
     """Claim ``seat`` for ``body["name"]``: the response before its schema's dump (also called
-    by :mod:`gameroom.api.lean`)."""
-    loaded, token = matches.claim_seat(match_id, seat, body["name"])
+    by :mod:`gameroom.api.lean`). ``idempotency_key``: the request's header, unchecked."""
+    key = idempotency.checked_key(idempotency_key)
+    loaded, token = matches.claim_seat(match_id, seat, body["name"], idempotency_key=key)
     return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 
 from flask import current_app, request
 from flask.views import MethodView
@@ -21,8 +20,8 @@ from gameroom.schemas import (
 
 from .. import jsoncodec
 from ..core import lifecycle
-from ..errors import BadRequest, NotFound, NotYourSeat
-from . import presenters
+from ..errors import NotFound, NotYourSeat
+from . import idempotency, presenters
 from .auth import bearer_token, caller, seat_of
 from .blueprint import Blueprint
 from .docs import ETAG, PROBLEM, UNAUTHORIZED
@@ -111,12 +110,6 @@ class LegalMoves(MethodView):
         return presenters.json_response({"version": loaded.version, "seat": seat, "moves": moves})
 
 
-#: An Idempotency-Key: visible ASCII and space (no control character, nothing a header
-#: decoded as latin-1 could smuggle in), at most 128 of them.
-IDEMPOTENCY_KEY_PATTERN = "^[ -~]{1,128}$"
-_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
-
-
 @blp.route("/<match_id>/moves")
 class Moves(MethodView):
     @blp.operation("submitMove")
@@ -124,10 +117,10 @@ class Moves(MethodView):
     @blp.arguments(IncludeArgsSchema(), location="query")
     @blp.header(
         "Idempotency-Key",
-        "1-128 printable ASCII characters (space to tilde); a retry with the same key and body "
+        f"{idempotency.RULE}; a retry with the same key and body "
         "replays the first result (`duplicate: true`) instead of moving twice; the same key with "
         "another body is refused (422 idempotency-key-reused)",
-        schema={"type": "string", "minLength": 1, "maxLength": 128, "pattern": IDEMPOTENCY_KEY_PATTERN},
+        schema=idempotency.SCHEMA,
     )
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
@@ -175,10 +168,7 @@ def submit_move(matches, match_id: str, body: dict, token, idempotency_key, incl
     loaded, seat = seat_of(matches, match_id, token, required=True, fresh=False)
     if body.get("seat") is not None and body["seat"] != seat:
         raise NotYourSeat(f"Your token is for seat {seat}, not seat {body['seat']}.")
-    if idempotency_key is not None and not _IDEMPOTENCY_KEY.fullmatch(idempotency_key):
-        raise BadRequest(
-            "Idempotency-Key must be 1–128 printable ASCII characters.", code="bad-idempotency-key"
-        )
+    idempotency_key = idempotency.checked_key(idempotency_key)
     result = matches.submit(
         match_id,
         seat,

@@ -46,6 +46,17 @@ def rematch_token(seat_token: str, next_id: str) -> str:
     return base64.urlsafe_b64encode(digest[:24]).decode()
 
 
+def claim_token(secret: bytes, match_id: str, seat: int, idempotency_key: str) -> str:
+    """The token of ``seat`` claimed with ``idempotency_key``: derived (HMAC keyed with the
+    server's secret), not drawn, as long as :func:`new_token`'s, so that a retry of the claim
+    (its answer lost, the server maybe restarted) computes the token again and finds its hash
+    stored with the seat: nothing records the key. Whoever knows the key can have the token
+    by claiming again, so the key is as secret as the token."""
+    message = "\x00".join(("claim", match_id, str(seat), idempotency_key)).encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode()
+
+
 @dataclass
 class Seat:
     name: str | None = None

@@ -5,6 +5,10 @@ agree on one), read on every later one, so every API process and worker of
 a deployment mixes the same secret into seeds (:class:`gameroom.core.rng.Seeding`).
 ``GAMEROOM_SEED_SECRET`` replaces it; ``GAMEROOM_REPRODUCIBLE_SEEDS=1``
 turns seeding reproducible instead (tests, tournaments, debugging).
+
+The same secret derives the tokens of seat claims sent with an Idempotency-Key
+(:func:`gameroom.core.matches.claim_token`), reproducible seeds or not: those make
+draws repeatable, never tokens.
 """
 
 from __future__ import annotations
@@ -38,3 +42,12 @@ def seeding_for(config, client: redis.Redis) -> Seeding | Callable[[], Seeding]:
     if config.seed_secret:
         return Seeding.with_secret(config.seed_secret)
     return lambda: Seeding.with_secret(load_or_create(client))
+
+
+def token_secret_for(config, client: redis.Redis) -> Callable[[], bytes]:
+    """What :class:`gameroom.application.Matches` derives claim tokens with on ``client``: the
+    configured secret, else the stored one (read, or made, when first needed)."""
+    if config.seed_secret:
+        secret = config.seed_secret.encode()
+        return lambda: secret
+    return lambda: load_or_create(client).encode()

@@ -304,6 +304,42 @@ def test_the_lean_path_answers_seat_claims_as_flask_does(api, client, flask_clai
     assert lean["status"] == flask["status"] == "active"
 
 
+def test_the_lean_path_answers_keyed_claims_as_flask_does(api, client, flask_claim_calls):
+    """Idempotency-Key on a claim: the repeat, the refusals and their codes, alike on both paths."""
+    lean_id, _ = api.create(seats=[None, None], seed="lean-keyed-claim")
+    flask_id, _ = api.create(seats=[None, None], seed="lean-keyed-claim")
+    attempts = [
+        ("claim with a key", 0, "Ana", "key-1"),
+        ("the repeat", 0, "Ana", "key-1"),
+        ("the same key, another name", 0, "Bo", "key-1"),
+        ("another key", 0, "Ana", "key-2"),
+        ("no key", 0, "Ana", None),
+        ("a bad key", 1, "Bo", "k" * 129),
+        ("claim seat 1, the match starts", 1, "Bo", "key-1"),
+        ("the repeat, once the match started", 1, "Bo", "key-1"),
+    ]
+    tokens: dict = {}
+    for what, seat, name, key in attempts:
+        headers = {"Idempotency-Key": key} if key is not None else {}
+        before = len(flask_claim_calls)
+        a = client.post(f"/api/matches/{lean_id}/seats/{seat}", json={"name": name}, headers=headers)
+        assert len(flask_claim_calls) == before, what  # the lean path answered
+        b = client.post(
+            f"/api/matches/{flask_id}/seats/{seat}",
+            json={"name": name},
+            headers={**headers, "Origin": "http://elsewhere.example"},
+        )
+        names, other = {lean_id: "ID"}, {flask_id: "ID"}
+        for response, named in ((a, names), (b, other)):
+            if response.status_code == 201:
+                named[response.get_json()["token"]] = "TOKEN"
+                named[str(response.get_json()["match"]["created"])] = "CREATED"
+        assert _named(a, names)[0::2] == _named(b, other)[0::2], what
+        if a.status_code == 201:
+            assert tokens.setdefault(seat, a.get_json()["token"]) == a.get_json()["token"], what
+    assert set(tokens) == {0, 1}
+
+
 @pytest.mark.parametrize(
     "settings",
     [
