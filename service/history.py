@@ -118,12 +118,17 @@ class History:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
         log.info("match %s: seat %d undid %d sealed step(s)", mine.record.id, seat, steps)
 
-    def _apply(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
-        target_state = self._state_after(loaded, plan)
+    def _apply(self, loaded: Loaded, seat: int, plan) -> dict:
         try:
-            new = self.matches.append(loaded, undo_entry(seat, plan, target_state, request_id))
+            return self._append_undo(loaded, seat, plan)
         except VersionConflict:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
+
+    def _append_undo(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
+        """Append ``seat``'s undo by ``plan`` at ``loaded``'s version (VersionConflict if it moved);
+        ``request_id``: the request it applies, named in the entry."""
+        target_state = self._state_after(loaded, plan)
+        new = self.matches.append(loaded, undo_entry(seat, plan, target_state, request_id))
         log.info("match %s: seat %d undid v%s", loaded.record.id, seat, plan.undoes)
         return self.matches.store.entry(loaded.record.id, new.version)
 
@@ -140,7 +145,7 @@ class History:
         )
 
     def request(self, match_id: str, request_id: str) -> dict:
-        return self._as_of(self._stored(match_id, request_id), self.matches.store.version(match_id))
+        return self._as_of(match_id, self._stored(match_id, request_id), self.matches.store.version(match_id))
 
     def _stored(self, match_id: str, request_id: str) -> dict:
         request = self.records.undo_request(match_id, request_id)
@@ -148,19 +153,30 @@ class History:
             raise NotFound(f"No undo request {request_id}.", code="unknown-undo-request")
         return request
 
-    @staticmethod
-    def _as_of(request: dict, version: int) -> dict:
-        """``request`` as it stands at ``version``: a pending one is withdrawn once a move was made
-        after it. Worked out on read, never written (it holds for good: versions only grow), so
-        reading requests writes nothing."""
-        if request["status"] == "pending" and version != request["base_version"]:
+    def _as_of(self, match_id: str, request: dict, version: int) -> dict:
+        """``request`` as it stands at ``version``. Its undo in the log (the entry right after its
+        base version, naming it) makes it approved, whatever is stored: the entry is appended
+        before the request is saved approved, and a racing vote, or a process dying in between,
+        must not leave an applied request reading pending or withdrawn. Otherwise a pending one
+        is withdrawn once anything was appended after it. Worked out on read, never written (it
+        holds for good: versions only grow), so reading requests writes nothing."""
+        if request["status"] == "approved" or version == request["base_version"]:
+            return request
+        if self._applied(match_id, request):
+            return {**request, "status": "approved", "votes": dict.fromkeys(request["votes"], True)}
+        if request["status"] == "pending":
             return {**request, "status": "withdrawn"}
         return request
+
+    def _applied(self, match_id: str, request: dict) -> bool:
+        """Whether ``request``'s undo is in the log (only its base version's next entry can be)."""
+        entry = self.matches.store.entry(match_id, request["base_version"] + 1)
+        return entry is not None and entry["kind"] == "undo" and entry.get("request") == request["id"]
 
     def pending(self, match_id: str) -> list[dict]:
         """The match's undo requests still waiting for votes (at most one a seat), by seat."""
         version = self.matches.store.version(match_id)
-        requests = (self._as_of(r, version) for r in self.records.pending_undo_requests(match_id))
+        requests = (self._as_of(match_id, r, version) for r in self.records.pending_undo_requests(match_id))
         return sorted((r for r in requests if r["status"] == "pending"), key=lambda r: r["seat"])
 
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
@@ -168,7 +184,7 @@ class History:
         self.matches.record(match_id)
         for _ in range(ATTEMPTS):
             stored = self._stored(match_id, request_id)
-            request = self._as_of(stored, self.matches.store.version(match_id))
+            request = self._as_of(match_id, stored, self.matches.store.version(match_id))
             if request["status"] != "pending":
                 raise Conflict(
                     f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}"
@@ -180,16 +196,20 @@ class History:
                 request["status"] = "refused"
             elif all(request["votes"].values()):
                 loaded = self.matches.load(match_id)
-                if loaded.version != request["base_version"]:
-                    request["status"] = "withdrawn"
-                else:
+                if loaded.version == request["base_version"]:
                     plan = plan_undo(loaded.folded, request["seat"], request["steps"])
-                    entry = self._apply(loaded, request["seat"], plan, request["id"])
+                    try:
+                        entry = self._append_undo(loaded, request["seat"], plan, request["id"])
+                    except VersionConflict:
+                        continue  # a move, or this very undo by a racing vote: look again
                     request["status"] = "approved"
                     # The undo is in the log (the append checked the version): that stands,
                     # whatever was written to the request since it was read.
                     self.records.save_undo_request(match_id, request)
                     return request, entry
+                # Something was appended since the request was read: look again (a move
+                # withdrew it, or a racing vote applied it).
+                continue
             if self.records.save_undo_request(match_id, request, was=stored):
                 return request, None
             # Another vote, or the asker's new request, came first: look again.

@@ -420,3 +420,41 @@ def test_R2_3_look_at_the_stars_own_steps_are_undone_at_once_over_http(api, expe
     )
     r = api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=tokens[1])  # Bo has not confirmed
     assert r.status_code == 201 and r.get_json()["status"] == "applied"
+
+
+def _asked(h):
+    """A two-seat match where seat 0 asked to undo its step (seat 1 moved since): (match, tokens, request)."""
+    m, t = h.create()
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    return m, t, h.undo(m, t[0]).get_json()["request"]
+
+
+def test_racing_approvals_apply_the_undo_once_and_none_reads_withdrawn(h):
+    for _ in range(6):
+        m, t, request = _asked(h)
+        replies = _race(h, *[lambda own: own.vote(m, request["id"], t[1], True)] * 4)
+        answers = sorted((r.status_code, r.get_json().get("code")) for r in replies)
+        assert answers == [(200, None)] + [(409, "undo-request-approved")] * 3, answers
+        [done] = [r.get_json() for r in replies if r.status_code == 200]
+        assert done["request"]["status"] == "approved" and done["entry"]["kind"] == "undo"
+        assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
+        kinds = [e["kind"] for e in h.get(f"/api/matches/{m}/events").get_json()["entries"]]
+        assert kinds == ["setup", "move", "move", "undo"]
+
+
+def test_an_applied_request_reads_approved_though_its_approval_was_never_saved(h, redis_client):
+    """The undo entry is appended before the request is saved approved: a process that dies in
+    between (here: the stored request put back as it was) must not leave it reading withdrawn."""
+    m, t, request = _asked(h)
+    stored = redis_client.hget(keys.undo_requests(m), request["id"])
+    assert h.vote(m, request["id"], t[1], True).get_json()["request"]["status"] == "approved"
+    redis_client.hset(keys.undo_requests(m), request["id"], stored)
+    redis_client.hset(keys.undo_pending(m), "0", request["id"])
+    shown = h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()
+    assert shown["status"] == "approved" and shown["votes"] == {"1": True}
+    assert _listed(h, m) == []
+    r = h.vote(m, request["id"], t[1], True)
+    assert r.status_code == 409 and r.get_json()["code"] == "undo-request-approved"
+    h.play(m, t[0], "step")  # a later move does not turn it into a withdrawn one either
+    assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
