@@ -12,6 +12,15 @@ class UndoRequestBodySchema(Schema):
         validate=validate.Range(1, 1000),
         metadata={"description": "how many of your own most recent steps to undo"},
     )
+    expected_version = number_field(
+        1,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "optional: refused (409 stale-version) unless the match is still at this "
+            "version (sealed steps in your draft do not change it: an Idempotency-Key guards their undo)"
+        },
+    )
 
 
 class UndoRequestSchema(Schema):

@@ -819,12 +819,26 @@ class Matches:
         log.debug("match %s: seat %d sealed step %d", record.id, seat, result.count)
         return MoveResult(folded.version, entry | {"version": folded.version}, mine, sealed=True)
 
-    def undo_draft(self, loaded: Loaded, seat: int, steps: int) -> Loaded:
+    def undo_draft(
+        self, loaded: Loaded, seat: int, steps: int, key: str | None = None, fingerprint: str | None = None
+    ) -> Loaded:
         """Drop ``seat``'s last ``steps`` draft steps (its own undo; nothing is appended).
 
         ``loaded`` comes from :meth:`with_draft`; VersionConflict if the draft changed since.
+        ``key``, ``fingerprint``: the undo's idempotency key, kept in the draft with the pop; if
+        it is there already, nothing is dropped (idempotency-key-reused for another request).
         """
-        self.store.pop_draft(loaded.record.id, seat, decider.barrier(loaded.folded), len(loaded.draft), steps)
+        result = self.store.pop_draft(
+            loaded.record.id,
+            seat,
+            decider.barrier(loaded.folded),
+            len(loaded.draft),
+            steps,
+            idempotency_key=key,
+            fingerprint=fingerprint,
+        )
+        if result.duplicate:  # a repeat of an undo done already: nothing was dropped this time
+            self._check_fingerprint(result.fingerprint or "", fingerprint)
         return self.with_draft(loaded, seat)
 
     def append(self, loaded: Loaded, entry: dict, idempotency_key: str | None = None) -> Loaded:
@@ -833,6 +847,20 @@ class Matches:
         ``idempotency_key``: the platform's own key for an action told once however often it is
         asked (never a client's: those begin with the seat); if an entry was appended with it
         already, nothing is appended and the match is returned as it is now."""
+        return self._append_made(loaded, entry, idempotency_key, None)[0]
+
+    def append_once(self, loaded: Loaded, entry: dict, key: str, fingerprint: str) -> tuple[Loaded, int]:
+        """:meth:`append` for a client's request with idempotency ``key`` (``seat:key``, as moves
+        have it) and ``fingerprint``: the match and the version of the key's entry, this one or
+        the one its first use appended (idempotency-key-reused if that was another request)."""
+        new, result = self._append_made(loaded, entry, key, fingerprint)
+        if result.duplicate:
+            self._check_fingerprint(result.fingerprint or "", fingerprint)
+        return new, result.version
+
+    def _append_made(self, loaded: Loaded, entry: dict, key: str | None, fingerprint: str | None):
+        """Append a platform-made ``entry``: the match after it (as it is now, for a key seen
+        before) and the store's result."""
         game = self.game(loaded.record)
         entry = {**entry, "time": self.clock(), "rules_version": game.info.rules_version}
         after = decider.apply_entry(game, loaded.folded, {**entry, "version": loaded.version + 1})
@@ -840,17 +868,18 @@ class Matches:
             loaded.record.id,
             entry,
             loaded.version,
-            idempotency_key=idempotency_key,
+            idempotency_key=key,
+            fingerprint=fingerprint,
             ai_seats=self.ai_to_move(loaded.record, game, after),
             clocks=lifecycle.timed_seats(loaded.record, after),
         )
         if result.duplicate:
-            return self.load(loaded.record.id)
+            return self.load(loaded.record.id), result
         entry["version"] = result.version
         new = Loaded(loaded.record, after)
         self._cache.put(loaded.record.id, new.folded)
         self._after(new, entry)
-        return new
+        return new, result
 
     def _check_not_stale(self, loaded: Loaded, seat: int, expected: int) -> None:
         """Refuse with ``stale-version`` unless what ``seat`` could do is unchanged since ``expected``.

@@ -5,6 +5,8 @@ Built on :class:`gameroom.application.Matches`; like it, free of HTTP and RQ.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import secrets
 
@@ -22,7 +24,7 @@ from .core.undo import (
     state_after,
     undo_entry,
 )
-from .errors import Conflict, NotFound, ValidationFailed, VersionConflict
+from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
 from .logcheck import TamperedLog, verified_log
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,24 @@ EXPORT_FORMAT_VERSION = 1
 ATTEMPTS = 5
 
 
+def undo_fingerprint(steps: int, expected_version: int | None) -> str:
+    """What makes two undos with one Idempotency-Key the same request (never equal to a move's:
+    see :func:`gameroom.application.request_fingerprint`)."""
+    canonical = json.dumps(
+        {"undo": {"steps": steps}, "expected_version": expected_version},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def _key_reused() -> ValidationFailed:
+    return ValidationFailed(
+        "This Idempotency-Key was already used for a different request; use a new key for a new undo.",
+        code="idempotency-key-reused",
+    )
+
+
 class History:
     def __init__(self, matches: Matches):
         self.matches = matches
@@ -41,15 +61,65 @@ class History:
 
     # -- undo ------------------------------------------------------------
 
-    def undo(self, match_id: str, seat: int, steps: int = 1) -> tuple[str, dict | None]:
-        """Undo ``seat``'s last ``steps`` steps: ``("applied", entry)`` or ``("requested", request)``."""
+    def undo(
+        self,
+        match_id: str,
+        seat: int,
+        steps: int = 1,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[str, dict | None]:
+        """Undo ``seat``'s last ``steps`` steps: ``("applied", entry)`` (entry None: the steps were
+        in the seat's draft) or ``("requested", request)``.
+
+        ``expected_version``: refused with stale-version unless the match is still at that version
+        (its log's: sealed steps in a draft do not change it). ``idempotency_key``: the client's
+        (moves' and undos' of one seat share them); a repeat answers what the first use did (its
+        undo, its request as it stands now, or its dropped draft steps) instead of undoing again,
+        and the same key with another request is refused (idempotency-key-reused)."""
+        if idempotency_key is None:
+            return self._undo(match_id, seat, steps, expected_version, None, None)
+        key = f"{seat}:{idempotency_key}"
+        fingerprint = undo_fingerprint(steps, expected_version)
+        try:
+            return self._undo(match_id, seat, steps, expected_version, key, fingerprint)
+        except GameroomError:
+            # A repeat that overlapped its first use may have been judged on what that one did
+            # (nothing left to undo, the match or the draft moved): the first use kept its key
+            # atomically with what it did, so look again and answer with that rather than refuse.
+            replay = self._replay(match_id, seat, key, fingerprint)
+            if replay is None:
+                raise
+            return replay
+
+    def _undo(
+        self,
+        match_id: str,
+        seat: int,
+        steps: int,
+        expected_version: int | None,
+        key: str | None,
+        fingerprint: str | None,
+    ) -> tuple[str, dict | None]:
         loaded = self.matches.load(match_id)
+        mine = self.matches.with_draft(loaded, seat)
+        if key is not None:
+            # Looked up after the match and the draft were read: a first use whose effect they
+            # show has its key stored already. One they miss finds the key in the append or the
+            # pop below (checked there first), or the request it opened in ``_ask``.
+            replay = self._replay(match_id, seat, key, fingerprint)
+            if replay is not None:
+                return replay
         self._playable(loaded)
         loaded = self.matches.ensure_started(loaded)
         self.matches.check_in_time(loaded, seat)  # time ran out: the timeout first, as for a move
-        mine = self.matches.with_draft(loaded, seat)
+        if expected_version is not None and expected_version != loaded.version:
+            raise VersionConflict(
+                loaded.version, f"The match is at version {loaded.version}, not {expected_version}."
+            )
         if mine.draft:
-            return "applied", self._undo_draft(mine, seat, steps)
+            return "applied", self._undo_draft(mine, seat, steps, key, fingerprint)
         own = [c for c in loaded.folded.checkpoints[1:] if c[1] == seat]
         if own and own[-1][2] & CONFIRMS and has_drafts(self.matches.game(loaded.record)):
             # The entry that confirmed holds all of the seat's sealed steps before it: however
@@ -63,7 +133,7 @@ class History:
             if not s.ai and not lifecycle.taken_over(loaded.folded, i) and i != seat
         )
         if plan.kind == APPLY or not voters:
-            return "applied", self._apply(loaded, seat, plan)
+            return "applied", self._apply(loaded, seat, plan, key, fingerprint)
         request = {
             "id": secrets.token_hex(6),
             "seat": seat,
@@ -74,7 +144,38 @@ class History:
             "votes": {str(v): None for v in voters},
             "status": "pending",
         }
+        if key is not None:  # kept with the request (never shown): a repeat finds it, its approval keeps it
+            request.update(key=key, fingerprint=fingerprint)
         return "requested", self._ask(match_id, request)
+
+    def _replay(self, match_id: str, seat: int, key: str, fingerprint: str) -> tuple[str, dict | None] | None:
+        """What the first undo with idempotency ``key`` did, or None when the key is new: an undo
+        in the log (the key kept with its entry; a request's, if it applied one the match still
+        keeps), a request (the key kept with it, while the match keeps it) or draft steps dropped
+        (the key kept in the draft, until the seat confirms)."""
+        prior = self.records.idempotent(match_id, key)
+        if prior is not None:
+            version, stored = prior
+            entry = self.matches.store.entry(match_id, version)
+            if stored != fingerprint or entry is None or entry["kind"] != "undo":
+                raise _key_reused()
+            request = self.records.undo_request(match_id, entry["request"]) if entry.get("request") else None
+            if request is None:
+                return "applied", entry
+            return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
+        for request in self.records.kept_undo_requests(match_id):
+            if request.get("key") == key:
+                if request.get("fingerprint") != fingerprint:
+                    raise _key_reused()
+                return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
+        record = self.matches.record(match_id)
+        if has_drafts(self.matches.game(record)):
+            undone = self.matches.store.draft(match_id, seat).undone.get(key)
+            if undone is not None:
+                if undone[1] != fingerprint:
+                    raise _key_reused()
+                return "applied", None
+        return None
 
     def _ask(self, match_id: str, request: dict) -> dict:
         """The seat's pending request for what ``request`` asks: the one it has for exactly that
@@ -103,7 +204,9 @@ class History:
             "Your seat's undo requests raced each other; try the undo again.", code="stale-version"
         )
 
-    def _undo_draft(self, mine: Loaded, seat: int, steps: int) -> None:
+    def _undo_draft(
+        self, mine: Loaded, seat: int, steps: int, key: str | None = None, fingerprint: str | None = None
+    ) -> None:
         """Undo steps of ``seat``'s draft (its sealed steps): they were never in the log, so
         nothing is appended and no one else learns of it. Steps before the draft are behind
         the last barrier (the draft starts there): they cannot be undone."""
@@ -113,24 +216,37 @@ class History:
             base = mine.folded.revealed
             raise fewer_steps(len(mine.draft), (base, seat, BASE), base)
         try:
-            self.matches.undo_draft(mine, seat, steps)
+            self.matches.undo_draft(mine, seat, steps, key, fingerprint)
         except VersionConflict:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
         log.info("match %s: seat %d undid %d sealed step(s)", mine.record.id, seat, steps)
 
-    def _apply(self, loaded: Loaded, seat: int, plan) -> dict:
+    def _apply(self, loaded: Loaded, seat: int, plan, key: str | None, fingerprint: str | None) -> dict:
         try:
-            return self._append_undo(loaded, seat, plan)
+            return self._append_undo(loaded, seat, plan, None, key, fingerprint)
         except VersionConflict:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
 
-    def _append_undo(self, loaded: Loaded, seat: int, plan, request_id: str | None = None) -> dict:
+    def _append_undo(
+        self,
+        loaded: Loaded,
+        seat: int,
+        plan,
+        request_id: str | None = None,
+        key: str | None = None,
+        fingerprint: str | None = None,
+    ) -> dict:
         """Append ``seat``'s undo by ``plan`` at ``loaded``'s version (VersionConflict if it moved);
-        ``request_id``: the request it applies, named in the entry."""
+        ``request_id``: the request it applies, named in the entry; ``key``, ``fingerprint``: the
+        client's idempotency key, kept with the entry (if it has one already, that is the entry)."""
         target_state = self._state_after(loaded, plan)
-        new = self.matches.append(loaded, undo_entry(seat, plan, target_state, request_id))
+        entry = undo_entry(seat, plan, target_state, request_id)
+        if key is None:
+            version = self.matches.append(loaded, entry).version
+        else:
+            version = self.matches.append_once(loaded, entry, key, fingerprint or "")[1]
         log.info("match %s: seat %d undid v%s", loaded.record.id, seat, plan.undoes)
-        return self.matches.store.entry(loaded.record.id, new.version)
+        return self.matches.store.entry(loaded.record.id, version)
 
     def _state_after(self, loaded: Loaded, plan: UndoPlan):
         """The state ``plan`` returns the match to (see :func:`gameroom.core.undo.state_after`)."""
@@ -199,7 +315,14 @@ class History:
                 if loaded.version == request["base_version"]:
                     plan = plan_undo(loaded.folded, request["seat"], request["steps"])
                     try:
-                        entry = self._append_undo(loaded, request["seat"], plan, request["id"])
+                        entry = self._append_undo(
+                            loaded,
+                            request["seat"],
+                            plan,
+                            request["id"],
+                            request.get("key"),
+                            request.get("fingerprint"),
+                        )
                     except VersionConflict:
                         continue  # a move, or this very undo by a racing vote: look again
                     request["status"] = "approved"

@@ -19,7 +19,7 @@ from gameroom.schemas.history import (
 )
 from gameroom.schemas.matches import MatchCreatedSchema
 
-from . import presenters
+from . import idempotency, presenters
 from .auth import caller, caller_seat
 from .blueprint import Blueprint
 from .docs import LOCATION, PROBLEM, UNAUTHORIZED
@@ -39,29 +39,47 @@ def _entry(matches, loaded, entry, seat):
 class Undo(MethodView):
     @blp.operation("undo")
     @blp.arguments(UndoRequestBodySchema())
+    @blp.header(
+        "Idempotency-Key",
+        f"{idempotency.RULE}; a retry with the same key and body answers what the first one did "
+        "(its undo, 201, or its request as it stands now, 202) instead of undoing again; the same "
+        "key with another body is refused (422 idempotency-key-reused). A seat's moves and undos "
+        "share its keys",
+        schema=idempotency.SCHEMA,
+    )
     @blp.response(201, UndoResultSchema, description="undone at once")
     @blp.alt_response(
         202,
         schema=UndoResultSchema,
         description="other seats must approve (a request; your seat's one pending request, the same one if you ask again)",
     )
+    @blp.alt_response(400, **PROBLEM, description="malformed JSON, bad-idempotency-key")
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(
         409,
         **PROBLEM,
         description="undo-crosses-reveal, undo-crosses-confirm, nothing-to-undo, "
-        "bad-undo-steps (more steps than can be undone), match-over",
+        "bad-undo-steps (more steps than can be undone), match-over, stale-version "
+        "(not at `expected_version`, or the match moved meanwhile)",
     )
+    @blp.alt_response(422, **PROBLEM, description="an invalid body, idempotency-key-reused")
     def post(self, body, match_id):
         """Undo your own last step(s): at once, by request when others acted since (at once again where
         the game declares your steps independent of theirs), never across a reveal or your confirm.
 
         A seat has at most one request pending: asking again for the same steps before anyone moved
-        returns that request (202, same id), and asking for other steps withdraws it for a new one."""
+        returns that request (202, same id), and asking for other steps withdraws it for a new one.
+        ``expected_version`` and ``Idempotency-Key`` make a retry safe, as for moves."""
         matches, history = _both()
         seat = caller_seat(matches, match_id, required=True)
-        status, result = history.undo(match_id, seat, body["steps"])
+        status, result = history.undo(
+            match_id,
+            seat,
+            body["steps"],
+            expected_version=body["expected_version"],
+            idempotency_key=idempotency.checked_key(request.headers.get("Idempotency-Key")),
+        )
         loaded = matches.with_draft(matches.load(match_id), seat)
         out = {"status": status, "state": presenters.state(matches, loaded, seat)}
         if status == "applied":

@@ -27,10 +27,11 @@ exactly these, and proves it by passing the contract suite
   keys to the match's, all in the same atomic step.
 - ``draft(match_id, seat) -> Draft``, ``push_draft(match_id, seat, step,
   expected_version, base, count, idempotency_key=None, fingerprint=None) ->
-  DraftResult``, ``pop_draft(match_id, seat, base, count, steps)``: a seat's
-  private steps beside the log (see :mod:`gameroom.eventstore.drafts`); every
-  write checks what the writer saw (a conflict otherwise) and a repeated key
-  replays.
+  DraftResult``, ``pop_draft(match_id, seat, base, count, steps,
+  idempotency_key=None, fingerprint=None)``: a seat's private steps beside the
+  log (see :mod:`gameroom.eventstore.drafts`); every write checks what the
+  writer saw (a conflict otherwise), a repeated key replays (a pop keeps its
+  key in the draft: ``Draft.undone``).
 - ``read(match_id, after=0, upto=None)``, ``read_page(match_id, after, limit)``,
   ``entry(match_id, version)``, ``version(match_id)`` (0 when unknown).
 - ``subscribe(match_id, after, block_ms)``: entries after ``after``, waiting up

@@ -77,10 +77,17 @@ return {'ok', n}
 # ARGV[1] the draft's base the writer saw
 # ARGV[2] how many steps the writer saw in the draft
 # ARGV[3] how many of the last steps to drop
-# Returns {"ok", count left} | {"conflict", version}
+# ARGV[4] the undo's idempotency key, or "" for none: kept as ``u:<key>`` (``<count left>[:<fingerprint>]``)
+# ARGV[5] fingerprint of the request that carries the key, or ""
+# Returns {"ok", count left} | {"dup", "<count left>[:<fingerprint>]"} (the key's pop was done:
+# nothing dropped) | {"conflict", version}
 POP_LUA = """
 local current = redis.call('XLEN', KEYS[2])
 if redis.call('HGET', KEYS[1], 'base') ~= ARGV[1] then return {'conflict', current} end
+if ARGV[4] ~= '' then
+  local prior = redis.call('HGET', KEYS[1], 'u:' .. ARGV[4])
+  if prior then return {'dup', prior} end
+end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if n ~= tonumber(ARGV[2]) then return {'conflict', current} end
 local keep = n - tonumber(ARGV[3])
@@ -93,6 +100,11 @@ for i = 1, #fields, 2 do
   end
 end
 redis.call('HSET', KEYS[1], 'n', keep)
+if ARGV[4] ~= '' then
+  local record = tostring(keep)
+  if ARGV[5] ~= '' then record = keep .. ':' .. ARGV[5] end
+  redis.call('HSET', KEYS[1], 'u:' .. ARGV[4], record)
+end
 return {'ok', keep}
 """
 
@@ -105,6 +117,8 @@ class Draft:
     steps: list = field(default_factory=list)
     #: idempotency key -> (its step's number, the fingerprint stored with it or None)
     keys: dict = field(default_factory=dict)
+    #: idempotency key of an undo of draft steps -> (the steps it left, its fingerprint or None)
+    undone: dict = field(default_factory=dict)
 
     def current(self, barrier: int) -> list:
         """The steps, if the draft was written against ``barrier`` (else none: it is stale)."""
@@ -122,11 +136,11 @@ class DraftFlush:
 
 @dataclass(frozen=True)
 class DraftResult:
-    """The outcome of a push: the draft's new length, or a replay of an idempotency key.
+    """The outcome of a push or a pop: the draft's new length, or a replay of an idempotency key.
 
-    ``duplicate``: the key was seen; ``step`` is its step's number in the draft, or
-    ``version`` the entry that carries it once the draft was flushed; ``fingerprint``
-    is the one stored with the key (None if none).
+    ``duplicate``: the key was seen; for a push, ``step`` is its step's number in the draft, or
+    ``version`` the entry that carries it once the draft was flushed; for a pop, ``count`` the
+    steps its first use left; ``fingerprint`` is the one stored with the key (None if none).
     """
 
     count: int = 0
@@ -160,7 +174,8 @@ class Drafts:
         count = int(found.get("n", 0))
         steps = [json.loads(found[f"s:{i}"]) for i in range(1, count + 1)]
         seen = {k[2:]: _split(v) for k, v in found.items() if k.startswith("k:")}
-        return Draft(int(found["base"]), steps, seen)
+        undone = {k[2:]: _split(v) for k, v in found.items() if k.startswith("u:")}
+        return Draft(int(found["base"]), steps, seen, undone)
 
     def push(
         self,
@@ -202,12 +217,28 @@ class Drafts:
             return DraftResult(duplicate=True, step=number, fingerprint=stored)
         return DraftResult(int(value))
 
-    def pop(self, match_id: str, seat: int, base: int, count: int, steps: int) -> int:
-        """Drop the last ``steps`` steps of a draft that holds ``count`` on ``base``; returns
-        how many are left. :class:`VersionConflict` if the draft is not as the caller saw it."""
+    def pop(
+        self,
+        match_id: str,
+        seat: int,
+        base: int,
+        count: int,
+        steps: int,
+        idempotency_key: str | None = None,
+        fingerprint: str | None = None,
+    ) -> DraftResult:
+        """Drop the last ``steps`` steps of a draft that holds ``count`` on ``base``; returns how
+        many are left (``count``). :class:`VersionConflict` if the draft is not as the caller saw it.
+        ``idempotency_key``: the undo's, kept in the draft with the pop (:attr:`Draft.undone`); a
+        draft that has it drops nothing and returns a duplicate result (with the fingerprint)."""
         outcome, value = self._pop(
-            keys=[keys.draft(match_id, seat), keys.events(match_id)], args=[base, count, steps]
+            keys=[keys.draft(match_id, seat), keys.events(match_id)],
+            args=[base, count, steps, idempotency_key or "", fingerprint or ""],
         )
-        if _text(outcome) == "conflict":
+        outcome = _text(outcome)
+        if outcome == "conflict":
             raise VersionConflict(int(value))
-        return int(value)
+        if outcome == "dup":
+            left, stored = _split(value)
+            return DraftResult(left, duplicate=True, fingerprint=stored)
+        return DraftResult(int(value))

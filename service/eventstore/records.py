@@ -97,6 +97,16 @@ if #ids == 0 then return {} end
 return redis.call('HMGET', KEYS[1], unpack(ids))
 """
 
+#: KEYS: the match's undo requests hash, its pending index and its settled list. Returns the JSON
+#: of every request the match keeps: the pending ones (at most one a seat), then the settled ones,
+#: newest first.
+KEPT_UNDO_LUA = """
+local ids = redis.call('HVALS', KEYS[2])
+for _, id in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do ids[#ids + 1] = id end
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[1], unpack(ids))
+"""
+
 #: How many settled undo requests a match keeps (to answer a late vote or look-up); older ones are
 #: deleted, so asking again and again never grows a match's data.
 UNDO_SETTLED_KEPT = 20
@@ -166,6 +176,7 @@ class MatchRecords:
         self._open_undo = direct.script(client, OPEN_UNDO_LUA)
         self._save_undo = direct.script(client, SAVE_UNDO_LUA)
         self._pending_undo = direct.script(client, PENDING_UNDO_LUA)
+        self._kept_undo = direct.script(client, KEPT_UNDO_LUA)
 
     def create(self, record: MatchRecord, tokens: dict[int, str], admin_hash: str | None = None) -> None:
         cluster = is_cluster(self.redis)
@@ -426,6 +437,12 @@ class MatchRecords:
     def pending_undo_requests(self, match_id: str) -> list[dict]:
         """The match's pending undo requests (at most one a seat), in no particular order."""
         found: Any = self._pending_undo(self._undo_keys(match_id)[:2], [])
+        return [json.loads(raw) for raw in found if raw is not None]
+
+    def kept_undo_requests(self, match_id: str) -> list[dict]:
+        """Every undo request the match keeps: the pending ones, then the last
+        :data:`UNDO_SETTLED_KEPT` settled ones, newest first (a bounded few)."""
+        found: Any = self._kept_undo(self._undo_keys(match_id), [])
         return [json.loads(raw) for raw in found if raw is not None]
 
     @staticmethod

@@ -270,9 +270,18 @@ class EventStore:
             match_id, seat, step, expected_version, base, count, idempotency_key, fingerprint
         )
 
-    def pop_draft(self, match_id: str, seat: int, base: int, count: int, steps: int) -> int:
+    def pop_draft(
+        self,
+        match_id: str,
+        seat: int,
+        base: int,
+        count: int,
+        steps: int,
+        idempotency_key: str | None = None,
+        fingerprint: str | None = None,
+    ) -> DraftResult:
         """Drop the last ``steps`` of ``seat``'s draft (undo); see :meth:`Drafts.pop`."""
-        return self._drafts.pop(match_id, seat, base, count, steps)
+        return self._drafts.pop(match_id, seat, base, count, steps, idempotency_key, fingerprint)
 
     def ping(self) -> None:
         """Raise (a :data:`gameroom.eventstore.UNAVAILABLE` error) unless the store answers now."""

@@ -301,7 +301,7 @@ class EventStoreContract:
         store.append("m", {}, 0)
         for n in range(3):
             store.push_draft("m", 0, {"n": n}, 1, 1, n, idempotency_key=f"0:k{n}")
-        assert store.pop_draft("m", 0, base=1, count=3, steps=2) == 1
+        assert store.pop_draft("m", 0, base=1, count=3, steps=2).count == 1
         assert store.draft("m", 0) == Draft(1, [{"n": 0}], {"0:k0": (1, None)})
         for base, count, steps in ((2, 1, 1), (1, 3, 1), (1, 1, 2)):
             with pytest.raises(VersionConflict):
@@ -309,6 +309,20 @@ class EventStoreContract:
         assert store.draft("m", 0).steps == [{"n": 0}]
         # the dropped step's key is free again
         assert store.push_draft("m", 0, {"n": 5}, 1, 1, 1, idempotency_key="0:k1").duplicate is False
+
+    def test_a_repeated_draft_pop_key_drops_nothing_more(self, store):
+        store.append("m", {}, 0)
+        for n in range(3):
+            store.push_draft("m", 0, {"n": n}, 1, 1, n)
+        first = store.pop_draft("m", 0, 1, 3, 1, idempotency_key="0:u", fingerprint="f")
+        assert (first.count, first.duplicate) == (2, False)
+        assert store.draft("m", 0).undone == {"0:u": (2, "f")}
+        for count in (3, 2):  # as seen before the first pop, or after it
+            again = store.pop_draft("m", 0, 1, count, 1, idempotency_key="0:u", fingerprint="f")
+            assert (again.count, again.duplicate, again.fingerprint) == (2, True, "f")
+        assert store.draft("m", 0).steps == [{"n": 0}, {"n": 1}]
+        with pytest.raises(VersionConflict):  # a stale draft (another base) has no key to replay
+            store.pop_draft("m", 0, 2, 2, 1, idempotency_key="0:u", fingerprint="f")
 
     # -- reads --------------------------------------------------------------
 

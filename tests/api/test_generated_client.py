@@ -230,3 +230,49 @@ def test_a_generated_client_resigns_and_accepts_a_rematch_without_a_body(server,
     accepted = rematch.sync(match_id=created.match.id, client=seats[1], body=models.EmptyBody())
     assert isinstance(accepted, models.Rematch), accepted
     assert accepted.seat == 1 and accepted.match["id"] != created.match.id
+
+
+def test_a_generated_client_retries_a_nim_claim_and_an_undo_with_idempotency_keys(server, tmp_path):
+    """The claim and the undo document ``Idempotency-Key`` (and the undo ``expected_version``):
+    a generated client sends them as typed arguments, and a repeat gets the first answer."""
+    client_pkg = _generate(server, "nim", tmp_path)
+    models = importlib.import_module(client_pkg.__name__ + ".models")
+    ops = {
+        name: importlib.import_module(f"{client_pkg.__name__}.api.{group}.{name}")
+        for group, name in (
+            ("matches", "create_match"),
+            ("matches", "claim_seat"),
+            ("play", "get_state"),
+            ("play", "submit_move"),
+            ("history", "undo"),
+        )
+    }
+    anonymous = client_pkg.Client(base_url=server, raise_on_unexpected_status=True)
+    body = models.MatchCreate(game=models.MatchCreateGame("nim"), seats=[models.SeatSpec(name="Ana"), None])
+    created = ops["create_match"].sync(client=anonymous, body=body)
+    match_id = created.match.id
+    claims = [
+        ops["claim_seat"].sync_detailed(
+            match_id=match_id,
+            seat=1,
+            client=anonymous,
+            body=models.ClaimSeat(name="Bo"),
+            idempotency_key="c-1",
+        )
+        for _ in range(2)
+    ]
+    assert [c.status_code for c in claims] == [201, 201]
+    assert isinstance(claims[1].parsed, models.SeatToken) and claims[1].parsed.token == claims[0].parsed.token
+    tokens = {0: created.tokens["0"], 1: claims[0].parsed.token}
+    seats = {s: client_pkg.AuthenticatedClient(base_url=server, token=t) for s, t in tokens.items()}
+    state = ops["get_state"].sync(match_id=match_id, client=seats[0])
+    [first] = state.active_seats
+    move = models.MoveRequest.from_dict({"move": {"type": "take", "pile": 0, "count": 1}})
+    moved = ops["submit_move"].sync(match_id=match_id, client=seats[first], body=move)
+    undo = models.UndoRequestBody(steps=1, expected_version=moved.version)
+    undone = [
+        ops["undo"].sync_detailed(match_id=match_id, client=seats[first], body=undo, idempotency_key="u-1")
+        for _ in range(2)
+    ]
+    assert [u.status_code for u in undone] == [201, 201]
+    assert undone[0].parsed.entry.version == undone[1].parsed.entry.version == moved.version + 1

@@ -6,6 +6,8 @@ import threading
 import pytest
 
 from gameroom import create_app
+from gameroom.core import decider
+from gameroom.core.rng import rng_for
 from gameroom.eventstore import keys
 from gameroom.eventstore.records import UNDO_SETTLED_KEPT
 from gameroom.registry import build_registry
@@ -27,8 +29,8 @@ class Plain:
     def __init__(self, client):
         self.client = client
 
-    def post(self, path, body=None, token=None, **kw):
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+    def post(self, path, body=None, token=None, headers=None):
+        headers = {**(headers or {}), **({"Authorization": f"Bearer {token}"} if token else {})}
         return self.client.post(path, json=body, headers=headers)
 
     def get(self, path, token=None):
@@ -51,8 +53,11 @@ class Plain:
         q = f"?version={version}" if version else ""
         return self.get(f"/api/matches/{match_id}/state{q}", token=token).get_json()
 
-    def undo(self, match_id, token, steps=1):
-        return self.post(f"/api/matches/{match_id}/undo", {"steps": steps}, token=token)
+    def undo(self, match_id, token, steps=1, key=None, **body):
+        headers = {"Idempotency-Key": key} if key is not None else {}
+        return self.post(
+            f"/api/matches/{match_id}/undo", {"steps": steps, **body}, token=token, headers=headers
+        )
 
     def vote(self, match_id, rid, token, approve):
         return self.post(f"/api/matches/{match_id}/undo-requests/{rid}", {"approve": approve}, token=token)
@@ -458,3 +463,157 @@ def test_an_applied_request_reads_approved_though_its_approval_was_never_saved(h
     assert r.status_code == 409 and r.get_json()["code"] == "undo-request-approved"
     h.play(m, t[0], "step")  # a later move does not turn it into a withdrawn one either
     assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
+
+
+# -- undo retried: expected_version and Idempotency-Key ---------------------------------------
+
+
+def _against_an_ai(h):
+    """Seat 0 made two steps, an AI seat one after each: seat 0 may undo at once (no one votes),
+    and an undo too many would take back its earlier step as well."""
+    m, t = h.create(2, ai={1})
+    matches = h.client.application.extensions["gameroom"]
+    for _ in range(2):
+        h.play(m, t[0], "step")
+        matches.submit(m, 1, {"type": "step"})  # no worker runs here: the AI's move, by hand
+    return m, t
+
+
+def _kinds(h, m):
+    return [e["kind"] for e in h.get(f"/api/matches/{m}/events").get_json()["entries"]]
+
+
+def test_racing_repeats_of_one_keyed_undo_undo_once(h):
+    for _ in range(6):
+        m, t = _against_an_ai(h)
+        replies = _race(h, *[lambda own: own.undo(m, t[0], key="undo-1")] * 5)
+        assert [r.status_code for r in replies] == [201] * 5, [r.get_json() for r in replies]
+        assert {r.get_json()["entry"]["version"] for r in replies} == {6}
+        assert _kinds(h, m).count("undo") == 1 and h.state(m)["version"] == 6
+
+
+def test_racing_undos_at_one_expected_version_undo_once(h):
+    for _ in range(6):
+        m, t = _against_an_ai(h)
+        replies = _race(h, *[lambda own: own.undo(m, t[0], expected_version=5)] * 5)
+        answers = sorted((r.status_code, r.get_json().get("code")) for r in replies)
+        assert answers == [(201, None)] + [(409, "stale-version")] * 4, answers
+        assert _kinds(h, m).count("undo") == 1
+
+
+def test_a_keyed_undo_repeated_answers_its_first_result_and_undoes_nothing_more(h):
+    m, t = _against_an_ai(h)
+    first = h.undo(m, t[0], key="k", expected_version=5)
+    assert first.status_code == 201
+    entry = first.get_json()["entry"]
+    assert entry["target"] == 3 and h.state(m)["version"] == 6
+    again = h.undo(m, t[0], key="k", expected_version=5)  # stale by now: the key answers first
+    assert again.status_code == 201 and again.get_json()["entry"] == entry
+    r = h.undo(m, t[0], key="k", steps=2, expected_version=5)
+    assert r.status_code == 422 and r.get_json()["code"] == "idempotency-key-reused"
+    r = h.undo(m, t[0], key="k")
+    assert r.status_code == 422 and r.get_json()["code"] == "idempotency-key-reused"
+    h.play(m, t[0], "step")  # the match moves on: the repeat still answers, still undoes nothing
+    assert h.undo(m, t[0], key="k", expected_version=5).get_json()["entry"] == entry
+    assert _kinds(h, m).count("undo") == 1 and h.state(m)["version"] == 7
+
+
+def test_undo_refusals_of_expected_version_and_keys_change_nothing(h):
+    m, t = _against_an_ai(h)
+    for expected in (4, 6):
+        r = h.undo(m, t[0], expected_version=expected)
+        assert r.status_code == 409 and r.get_json()["code"] == "stale-version"
+        assert r.get_json()["current_version"] == 5
+    r = h.undo(m, t[0], key="k" * 129)
+    assert r.status_code == 400 and r.get_json()["code"] == "bad-idempotency-key"
+    r = h.undo(m, t[0], expected_version="5")
+    assert r.status_code == 422
+    # a key a move used is not an undo's
+    h.post(
+        f"/api/matches/{m}/moves", {"move": {"type": "step"}}, token=t[0], headers={"Idempotency-Key": "mv"}
+    )
+    h.client.application.extensions["gameroom"].submit(m, 1, {"type": "step"})
+    r = h.undo(m, t[0], key="mv")
+    assert r.status_code == 422 and r.get_json()["code"] == "idempotency-key-reused"
+    assert "undo" not in _kinds(h, m) and h.state(m)["version"] == 7
+
+
+def test_a_keyed_undo_request_repeated_is_the_same_request_and_once_approved_undoes_once(h):
+    m, t = _two_rounds(h)
+    first = h.undo(m, t[0], key="ask")
+    assert first.status_code == 202
+    request = first.get_json()["request"]
+    assert set(request) == {"id", "seat", "steps", "target", "undoes", "base_version", "votes", "status"}
+    replies = _race(h, *[lambda own: own.undo(m, t[0], key="ask")] * 4)
+    assert [(r.status_code, r.get_json()["request"]["id"]) for r in replies] == [(202, request["id"])] * 4
+    r = h.undo(m, t[0], key="ask", steps=2)
+    assert r.status_code == 422 and r.get_json()["code"] == "idempotency-key-reused"
+    assert h.vote(m, request["id"], t[1], True).get_json()["request"]["status"] == "approved"
+    again = h.undo(m, t[0], key="ask")
+    assert again.status_code == 202 and again.get_json()["request"]["status"] == "approved"
+    assert again.get_json()["request"] == {**request, "status": "approved", "votes": {"1": True}}
+    assert _kinds(h, m).count("undo") == 1 and h.state(m)["version"] == 6
+
+
+def _two_sealed_steps(seat):
+    """Two sealed steps ``seat`` can take in turn 1 of Look at the Stars dealt with seed
+    ``sealed-6`` (a card whose New Stars power fires, then a star), found with the pure core."""
+    game = build_registry().get("look-at-the-stars")
+    options = game.load_options({"power_bonus_card": "new_stars"})
+    state = decider.fold(game, [decider.setup_entry(game, 2, options, "sealed-6") | {"version": 1}]).state
+    for move in game.legal_moves(state, seat):
+        if move["type"] in ("confirm_turn", "skip_card"):
+            continue
+        after = state
+        for event in game.decide(state, seat, move, rng_for("sealed-6", 2)):
+            after = game.evolve(after, event)
+        if after["players"][seat]["pending"]:
+            then = next(
+                m for m in game.legal_moves(after, seat) if m["type"] not in ("confirm_turn", "skip_card")
+            )
+            return [move, then]
+    raise AssertionError("the seed no longer gives a two-step turn")
+
+
+def test_racing_repeats_of_one_keyed_undo_of_sealed_steps_drop_one(redis_server):
+    """Look at the Stars keeps a seat's steps in its draft: the undo drops them, appending nothing,
+    so no version tells a repeat; its key, kept in the draft with the drop, does."""
+    config = {"redis_url": redis_server.url, "ai_mode": "off", "reproducible_seeds": True}
+    app = create_app(config, build_registry())
+    steps = _two_sealed_steps(1)
+    body = {"game": "look-at-the-stars", "seats": [{"name": "Ana"}, {"name": "Bo"}], "seed": "sealed-6"}
+    body["options"] = {"power_bonus_card": "new_stars"}
+    for _ in range(4):
+        created = app.test_client().post("/api/matches", json=body).get_json()
+        match_id, bo = created["match"]["id"], {"Authorization": f"Bearer {created['tokens']['1']}"}
+        for step in steps:
+            r = app.test_client().post(f"/api/matches/{match_id}/moves", json={"move": step}, headers=bo)
+            assert r.status_code == 201, r.get_json()
+        barrier = threading.Barrier(5)
+        replies = [None] * 5
+
+        def undo(i, match_id=match_id, barrier=barrier, replies=replies, bo=bo):
+            client = app.test_client()
+            barrier.wait()
+            replies[i] = client.post(
+                f"/api/matches/{match_id}/undo",
+                json={"steps": 1},
+                headers={**bo, "Idempotency-Key": "drop-1"},
+            )
+
+        threads = [threading.Thread(target=undo, args=(i,)) for i in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert [r.status_code for r in replies] == [201] * 5, [r.get_json() for r in replies]
+        again = app.test_client().post(
+            f"/api/matches/{match_id}/undo", json={"steps": 1}, headers={**bo, "Idempotency-Key": "drop-1"}
+        )
+        assert again.status_code == 201 and again.get_json()["state"]["sealed_steps"] == 1
+        state = app.test_client().get(f"/api/matches/{match_id}/state", headers=bo).get_json()
+        assert state["sealed_steps"] == 1 and state["version"] == 1
+    reused = app.test_client().post(
+        f"/api/matches/{match_id}/undo", json={"steps": 2}, headers={**bo, "Idempotency-Key": "drop-1"}
+    )
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency-key-reused"
