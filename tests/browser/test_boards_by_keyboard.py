@@ -143,3 +143,30 @@ def test_stars_are_right_a_swap_picked_by_keyboard_keeps_the_focus_and_picking_a
     first = page.get_attribute(picked, "aria-label").split(":")[0]
     said = page.locator("#history li").last.text_content()
     assert "Ana swapped the tiles at " in said and first in said and partner in said, said
+
+
+def test_the_tic_tac_toe_board_says_who_won_a_resigned_match_and_that_a_waiting_one_has_not_started(
+    open_tab, server
+):
+    """The board's line follows the match, not only the grid: a resignation ends a match the grid
+    has not, and a match waiting for a player has a turn in its view that nobody can play."""
+    tab = open_tab(**PHONE)
+    page = tab.page
+    match_id, tokens = _create(server, "tic-tac-toe")
+    _move(server, match_id, tokens["0"], {"type": "mark", "cell": 4})
+    http_json("POST", f"{server.base}/api/matches/{match_id}/resign", None, token=tokens["1"])
+    for url in (f"{server.base}/#/match/{match_id}", f"{server.base}/#/replay/{match_id}"):
+        page.goto(url)
+        page.wait_for_selector(".ttt .turn")
+        page.wait_for_function(
+            "() => (document.querySelector('.ttt .turn')?.textContent || '').includes('won')"
+        )
+        line = page.text_content(".ttt .turn")
+        assert "Ana (X) won: the match ended before the grid did." in line and "to play" not in line, line
+    _, waiting = http_json(
+        "POST", f"{server.base}/api/matches", {"game": "tic-tac-toe", "seats": [{"name": "Ana"}, None]}
+    )
+    page.goto(f"{server.base}/#/match/{waiting['match']['id']}")
+    page.wait_for_selector(".ttt .turn")
+    line = page.text_content(".ttt .turn")
+    assert "has not started" in line and "to play" not in line, line

@@ -36,14 +36,25 @@ export function moveLabel(move) {
   return move.type === 'mark' && Number.isInteger(move.cell) ? `mark ${place(move.cell)}` : String(move.type);
 }
 
-/** Who is who, and what the board is waiting for (or how it ended). */
-function standing(view, names) {
+/** Who is who, and what the board is waiting for (or how it ended). The view alone does not
+ * know: a resignation or a timeout ends a match the grid has not, and a match waiting for its
+ * players has a turn in its view that nobody can play yet. ctx.status, ctx.outcome and
+ * ctx.activeSeats (from the state) say it; a page without them falls back on the view. */
+function standing(view, names, ctx) {
   const who = (seat) => [h('span', { class: `mark m${seat}`, 'aria-hidden': 'true' }, MARKS[seat]), ' ', h('bdi', {}, nameOf(names, seat))];
   const players = h('p', { class: 'players' }, who(0), h('span', { class: 'vs' }, ' vs '), who(1));
+  const person = (seat) => [h('bdi', {}, nameOf(names, seat)), ` (${MARKS[seat]})`];
+  const status = ctx.status ?? 'active';
+  const winners = ctx.outcome?.winners ?? [];
+  const toPlay = ctx.activeSeats ?? (view.turn !== null ? [view.turn] : []);
   let line;
-  if (view.winner !== null) line = [h('bdi', {}, nameOf(names, view.winner)), ` (${MARKS[view.winner]}) won with three in a row.`];
+  if (view.winner !== null) line = [person(view.winner), ' won with three in a row.'];
   else if (view.draw) line = ['A draw: the grid is full and nobody has three in a row.'];
-  else if (view.turn !== null) line = [h('bdi', {}, nameOf(names, view.turn)), ` (${MARKS[view.turn]}) to play.`];
+  else if (status === 'finished') {
+    line = winners.length === 1 ? [person(winners[0]), ' won: the match ended before the grid did.']
+      : ['The match is over.'];
+  } else if (status !== 'active') line = ['Waiting for the players: the match has not started.'];
+  else if (toPlay.length === 1) line = [person(toPlay[0]), ' to play.'];
   else line = [''];
   return [players, h('p', { class: 'turn' }, line)];
 }
@@ -64,6 +75,6 @@ export function render(root, ctx) {
       onclick: () => move && submit(move),
     }, owner === null ? '' : MARKS[owner]);
   });
-  root.append(h('div', { class: 'ttt' }, standing(view, names),
+  root.append(h('div', { class: 'ttt' }, standing(view, names, ctx),
     h('div', { class: 'grid', role: 'group', 'aria-label': 'The board, row by row' }, cells)));
 }
