@@ -14,7 +14,8 @@ A cluster client never retries a command after a timeout (it may have been
 executed: an append retried blindly could be applied twice; the API answers
 503 instead), as the single server's client; it follows MOVED/ASK
 redirections and retries after a connection error or while a failover leaves
-slots uncovered (redis-py's cluster handling).
+slots uncovered (redis-py's cluster handling), and routes XREAD by its own
+keys (:mod:`gameroom.eventstore.cluster`).
 """
 
 from __future__ import annotations
@@ -24,20 +25,15 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 import redis
-from redis.cluster import ClusterNode, RedisCluster
-from redis.exceptions import ClusterDownError, SlotNotCoveredError
+from redis.cluster import RedisCluster
+
+from .cluster import GameroomCluster
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 
 
 class ClusterURLError(ValueError):
     pass
-
-
-class GameroomCluster(RedisCluster):
-    """redis-py's cluster client, retrying a command only where it cannot have run twice."""
-
-    ERRORS_ALLOW_RETRY = (redis.ConnectionError, ClusterDownError, SlotNotCoveredError)  # type: ignore[assignment]
 
 
 def is_cluster_url(url: str) -> bool:
@@ -93,18 +89,17 @@ def cluster_client(url: str, *, pool_timeout: float | None = None, **kwargs) -> 
     (not with TLS, where redis-py's default pool is kept)."""
     nodes, options = parse_cluster_url(url)
     kwargs.pop("retry", None)  # the cluster client retries at its own level (see the module docstring)
-    startup = [ClusterNode(h, p) for h, p in nodes]
     if pool_timeout is not None and not options.get("ssl"):
         # redis-py uses connection_pool_class only for a client made from a URL: give it the first node's.
-        (host, port), rest = nodes[0], startup[1:]
+        (host, port), rest = nodes[0], nodes[1:]
         return GameroomCluster(
+            rest,
             url=f"redis://{host}:{port}",
-            startup_nodes=rest,
             connection_pool_class=redis.BlockingConnectionPool,
             timeout=pool_timeout,
             **{**options, **kwargs},
         )
-    return GameroomCluster(startup_nodes=startup, **{**options, **kwargs})
+    return GameroomCluster(nodes, **{**options, **kwargs})
 
 
 def client_from_url(url: str, **kwargs) -> Any:

@@ -36,6 +36,12 @@ sends as one batch per node (a round trip per node, not per match). A new
 subscriber wakes it at once (an in-process event; the wake stream is not
 used). An entry reaches a stream at most ``poll_ms`` later than on a single
 Redis, and an idle hub with no subscriber sends nothing.
+
+Outages: a read that fails because Redis is down, frozen or failing over is
+tried again every second, and logged as one line when the outage starts,
+one every :data:`LOG_EVERY` seconds while it lasts (with the count of failed
+reads) and one when Redis is back, as the API logs refused requests. Streams
+resume where they were (the cursors are the hub's), keep-alives flow meanwhile.
 """
 
 from __future__ import annotations
@@ -44,15 +50,24 @@ import collections
 import json
 import logging
 import threading
+import time
 import uuid
 from typing import Any
 
 import redis
+from redis.exceptions import ClusterDownError, SlotNotCoveredError, TryAgainError
 
 from . import keys
 from .connect import client_from_url, is_cluster_url
 
 log = logging.getLogger(__name__)
+
+#: Seconds between two log lines of one outage.
+LOG_EVERY = 10.0
+#: Seconds between two reads while Redis is unavailable.
+RETRY_EVERY = 1.0
+#: What a read raises while Redis is down, frozen, loading, or while a cluster fails over.
+_OUTAGE = (redis.ConnectionError, redis.TimeoutError, ClusterDownError, TryAgainError, SlotNotCoveredError)
 
 
 class StreamLimit(Exception):
@@ -207,13 +222,20 @@ class StreamHub:
             self._thread.start()
 
     def _run(self) -> None:
+        outage = _Outage()
         while True:
             self._has_work.wait()
             try:
                 self._read_once()
-            except Exception:  # Redis down, or a bug: the reader must live on, or every stream stops
-                log.exception("stream hub: reading Redis failed; retrying in 1 s")
-                threading.Event().wait(1.0)
+            except _OUTAGE as exc:
+                outage.failed(exc)
+                threading.Event().wait(RETRY_EVERY)
+                continue
+            except Exception:  # a bug: the reader must live on, or every stream stops
+                log.exception("stream hub: reading Redis failed; retrying in %g s", RETRY_EVERY)
+                threading.Event().wait(RETRY_EVERY)
+                continue
+            outage.over()
 
     def _read_once(self) -> None:
         with self._lock:
@@ -301,6 +323,44 @@ class StreamHub:
             subs = list(self._subs[match_id])
         for sub in subs:
             sub._put(entries)
+
+
+class _Outage:
+    """The reader's log of one Redis outage: a line when it starts, one every :data:`LOG_EVERY`
+    seconds while it lasts, one when it ends; no traceback."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.logged = 0.0
+        self.failed_reads = 0
+
+    def failed(self, exc: Exception) -> None:
+        now = time.monotonic()
+        self.failed_reads += 1
+        if self.since is None:
+            self.since, self.logged, self.failed_reads = now, now, 0
+            log.error(
+                "stream hub: Redis unavailable, live streams wait (retrying every %g s): %s: %s",
+                RETRY_EVERY,
+                type(exc).__name__,
+                exc,
+            )
+        elif now - self.logged >= LOG_EVERY:
+            log.error(
+                "stream hub: Redis still unavailable after %.0f s (%d failed reads since the last report): %s: %s",
+                now - self.since,
+                self.failed_reads,
+                type(exc).__name__,
+                exc,
+            )
+            self.logged, self.failed_reads = now, 0
+
+    def over(self) -> None:
+        if self.since is not None:
+            log.warning(
+                "stream hub: Redis is back after %.0f s; live streams resume", time.monotonic() - self.since
+            )
+            self.since = None
 
 
 def _bulk(text: str | bytes) -> bytes:

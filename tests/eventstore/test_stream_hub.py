@@ -1,8 +1,15 @@
 """The stream hub: one Redis reader fans every new entry out to every subscriber, in order, without gaps."""
 
+import logging
+import re
 import threading
+import time
 
+from gameroom.eventstore import EventStore
+from gameroom.eventstore import hub as hub_module
+from gameroom.eventstore.embedded import EmbeddedRedis
 from gameroom.eventstore.hub import StreamHub
+from gameroom.testing.polling import wait_until
 
 ENTRY = {"kind": "move", "events": []}
 
@@ -96,3 +103,41 @@ def test_the_reader_reconnects_after_its_connection_is_killed_and_misses_nothing
     _append(store, "k", 3)  # while the reader is down or reconnecting (it waits 1 s after an error)
     assert _versions(sub, 4) == [2, 3, 4]
     sub.close()
+
+
+def test_an_outage_is_logged_once_then_every_few_seconds_with_a_count_and_streams_resume(
+    tmp_path, caplog, monkeypatch
+):
+    """No traceback a second while Redis is down: a line when it goes, one every LOG_EVERY
+    seconds (here 1 s) with the count of failed reads, one when it is back; nothing is missed."""
+    monkeypatch.setattr(hub_module, "LOG_EVERY", 1.0)
+    server = EmbeddedRedis(tmp_path / "redis").start()
+    try:
+        client = server.client()
+        store = EventStore(client)
+        hub = StreamHub(client, server.url, block_ms=1000)
+        sub = hub.subscribe("o")
+        _append(store, "o", 1)
+        assert _versions(sub, 1) == [1]
+        caplog.set_level(logging.INFO, logger="gameroom.eventstore.hub")
+        caplog.clear()
+        server.kill()
+        time.sleep(3.5)
+        server.start()  # back on its files
+        _append(EventStore(server.client()), "o", 2)
+        assert _versions(sub, 3) == [2, 3]
+        reader = hub._thread.ident  # other tests' hubs live on in their threads
+
+        def until_back():
+            found = [r for r in caplog.records if r.name == "gameroom.eventstore.hub" and r.thread == reader]
+            return found if found and "Redis is back" in found[-1].getMessage() else None
+
+        # The reader says it is back once it has handed the entries out.
+        lines = wait_until(until_back, 5, "the reader to log that Redis is back")
+    finally:
+        server.stop()
+    assert not any(r.exc_info for r in lines)
+    errors = [r.getMessage() for r in lines if r.levelno == logging.ERROR]
+    assert "Redis unavailable" in errors[0]
+    assert 2 <= len(errors) <= 4, errors  # the first, then about one a second
+    assert all(re.search(r"still unavailable after \d+ s \(\d+ failed reads", e) for e in errors[1:]), errors
