@@ -14,8 +14,9 @@ A cluster client never retries a command after a timeout (it may have been
 executed: an append retried blindly could be applied twice; the API answers
 503 instead), as the single server's client; it follows MOVED/ASK
 redirections and retries after a connection error or while a failover leaves
-slots uncovered (redis-py's cluster handling), and routes XREAD by its own
-keys (:mod:`gameroom.eventstore.cluster`).
+slots uncovered (redis-py's cluster handling). It routes XREAD by its own
+keys, connects on first use, and a cluster that is not reachable or not whole
+yet is an outage like a Redis that is down (:mod:`gameroom.eventstore.cluster`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ sync with its master.
         cluster.wait_failover(node)          # a replica took over its slots
         cluster.restart(node)                # back, as a replica
 
+``LocalCluster(folder).start(create=False)`` starts the nodes only (a cluster
+not created yet); ``create()`` then makes the cluster.
+
 Nodes die with the process that started them (``PR_SET_PDEATHSIG``), and an
 ``atexit`` hook stops them on a normal exit, so a crashed test run leaves no
 redis-server behind. Load the pytest fixture ``redis_cluster`` (one cluster
@@ -263,8 +266,11 @@ class LocalCluster:
                 raise EmbeddedRedisError(f"redis-server on port {node.port} did not answer")
             time.sleep(0.05)
 
-    def start(self, timeout: float = 45.0) -> LocalCluster:
-        """Start the nodes, create the cluster, wait until it is whole. Retries once on a port clash."""
+    def start(self, timeout: float = 45.0, *, create: bool = True) -> LocalCluster:
+        """Start the nodes, create the cluster, wait until it is whole. Retries once on a port clash.
+
+        ``create=False``: only start the nodes (cluster-enabled, knowing nothing of each other, no
+        slot served: a cluster not created yet); :meth:`create` makes the cluster."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not self._atexit_registered:
             atexit.register(self.stop)
@@ -272,7 +278,7 @@ class LocalCluster:
         self._owner_pid = os.getpid()
         for attempt in range(2):
             try:
-                self._start_once(timeout)
+                self._start_once(timeout, create)
                 return self
             except EmbeddedRedisError:
                 self.stop()
@@ -280,7 +286,7 @@ class LocalCluster:
                     raise
         return self  # pragma: no cover
 
-    def _start_once(self, timeout: float) -> None:
+    def _start_once(self, timeout: float, create: bool) -> None:
         deadline = time.monotonic() + timeout
         total = self.masters_count * (1 + self.replicas_count)
         ports = free_cluster_ports(total)
@@ -290,6 +296,12 @@ class LocalCluster:
             self._spawn(node)
         for node in self.nodes:
             self._wait_answers(node, deadline)
+        if create:
+            self.create(timeout=max(1.0, deadline - time.monotonic()))
+
+    def create(self, timeout: float = 45.0) -> None:
+        """Make a cluster of the started nodes (``redis-cli --cluster create``), wait until it is whole."""
+        deadline = time.monotonic() + timeout
         create = subprocess.run(
             [
                 self.cli_bin,

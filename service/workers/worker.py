@@ -343,7 +343,9 @@ def run(
     is empty), reading and writing events on the Redis at ``url``.
 
     ``queue_url`` defaults to ``url`` (one Redis for both roles). A worker that quits on a Redis error is replaced by a fresh one, after a
-    wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away.
+    wait that doubles up to :data:`MAX_BACKOFF` seconds while Redis stays away. No worker starts while
+    the events Redis does not answer (down, or a cluster not created yet): it would take jobs it
+    cannot run. Each attempt is logged in one line, without a traceback.
     """
     refuse_cluster_queue(queue_url or url)
     _children_die_with_this_process()
@@ -357,19 +359,26 @@ def run(
     while True:
         worker = None
         started = time.monotonic()
+        unavailable = None
         try:
+            wiring.matches.store.ping()  # the events Redis, which every job needs
             _read_seed_secret(wiring)  # after an outage at start, before the horses need it
             worker = AIWorker([queue], connection=redis.Redis.from_url(queue_url))
             worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            log.error("worker: Redis unavailable (%s)", exc)
+            unavailable = exc
             worked = False
         asked = worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None)
         if not (burst or asked):
             if time.monotonic() - started > 60:
                 backoff = 0.5  # it worked for a while: this is a new outage
-            log.warning("worker: starting again in %.1fs", backoff)
+            if unavailable is not None:
+                log.error("worker: Redis unavailable (%s); starting again in %.1fs", unavailable, backoff)
+            else:
+                log.warning("worker: starting again in %.1fs", backoff)
             asked = _sleep_unless_stopped(backoff)
+        elif unavailable is not None:
+            log.error("worker: Redis unavailable (%s)", unavailable)
             backoff = min(2 * backoff, MAX_BACKOFF)
         if burst or asked:
             if upkeep is not None:
