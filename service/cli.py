@@ -214,7 +214,7 @@ def serve(config: Config, host, port, workers, ai_workers):
         queue_url = config.queue_redis_url or url
         if config.ai_mode == "rq" or ai_workers > 0:
             try:
-                refuse_cluster_queue(queue_url)
+                refuse_cluster_queue(config.queue_redis_url, url)
             except ClusterURLError as exc:
                 raise click.ClickException(str(exc)) from None
         env = {**os.environ, "GAMEROOM_REDIS_URL": url, "GAMEROOM_QUEUE_REDIS_URL": queue_url}
@@ -293,14 +293,14 @@ def worker(config: Config, url, queue_url, queue, burst):
     url = url or config.redis_url
     if not url:
         raise click.UsageError("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
-    queue_url = queue_url or config.queue_redis_url or url
+    queue_url = queue_url or config.queue_redis_url
     from .eventstore.connect import ClusterURLError, refuse_cluster_queue
 
     try:
-        refuse_cluster_queue(queue_url)
+        refuse_cluster_queue(queue_url, url)
     except ClusterURLError as exc:
         raise click.UsageError(str(exc)) from None
-    run(url, queue or config.queue, burst, config.log_level.upper(), queue_url)
+    run(url, queue or config.queue, burst, config.log_level.upper(), queue_url or None)
 
 
 @main.command()

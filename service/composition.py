@@ -118,7 +118,7 @@ def compose(
         from .workers.timeouts import TimeoutScheduler
 
         if clients.queue is None:  # the events Redis is a cluster, and no queue Redis is set
-            refuse_cluster_queue(url)
+            refuse_cluster_queue("", url)
         schedulers = [AIScheduler(clients.queue, config.queue), TimeoutScheduler(clients.queue, config.queue)]
         matches.after_append.extend(schedulers)
     return Wiring(config, url, clients, registry, matches, schedulers)

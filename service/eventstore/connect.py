@@ -111,9 +111,18 @@ def client_from_url(url: str, **kwargs) -> Any:
     return redis.Redis.from_url(url, **kwargs)
 
 
-def refuse_cluster_queue(queue_url: str) -> None:
-    """RQ needs a plain Redis: refuse a cluster URL for the queue, saying what to set."""
-    if is_cluster_url(queue_url):
+def refuse_cluster_queue(queue_url: str | None, events_url: str = "") -> None:
+    """RQ needs a plain Redis: refuse a cluster for the queue, naming the setting that makes it one.
+
+    ``queue_url``: the queue's own URL (``GAMEROOM_QUEUE_REDIS_URL``, ``--queue-url``); when none
+    is set, the queue is the events Redis, ``events_url`` (``GAMEROOM_REDIS_URL``, ``--url``)."""
+    if queue_url:
+        if is_cluster_url(queue_url):
+            raise ClusterURLError(
+                "RQ's queue needs a plain Redis, not a cluster: GAMEROOM_QUEUE_REDIS_URL (--queue-url) "
+                "names a Redis Cluster; set it to a single Redis server"
+            )
+    elif is_cluster_url(events_url):
         raise ClusterURLError(
             "RQ's queue needs a plain Redis, not a cluster: set GAMEROOM_QUEUE_REDIS_URL to a "
             "single Redis server (GAMEROOM_REDIS_URL is a cluster, and the queue defaults to it)"

@@ -347,7 +347,7 @@ def run(
     the events Redis does not answer (down, or a cluster not created yet): it would take jobs it
     cannot run. Each attempt is logged in one line, without a traceback.
     """
-    refuse_cluster_queue(queue_url or url)
+    refuse_cluster_queue(queue_url, url)
     _children_die_with_this_process()
     queue_url = queue_url or url
     wiring = prepare(url, queue, queue_url)  # inherited by every work horse

@@ -46,7 +46,28 @@ def test_malformed_cluster_urls_are_refused_with_what_is_expected(url):
 
 def test_rq_queue_on_a_cluster_is_refused_naming_the_setting():
     refuse_cluster_queue("redis://h:6379")
+    refuse_cluster_queue("redis://h:6379", "redis+cluster://h:7000")  # a queue Redis of its own: fine
     with pytest.raises(ClusterURLError, match="GAMEROOM_QUEUE_REDIS_URL"):
         refuse_cluster_queue("redis+cluster://h:7000")
     result = CliRunner().invoke(main, ["worker", "--url", "redis+cluster://127.0.0.1:1"])
     assert result.exit_code == 2 and "GAMEROOM_QUEUE_REDIS_URL" in result.output
+
+
+def test_the_refusal_names_the_url_that_is_a_cluster():
+    queue_is = "GAMEROOM_QUEUE_REDIS_URL (--queue-url) names a Redis Cluster"
+    defaulted = "GAMEROOM_REDIS_URL is a cluster, and the queue defaults to it"
+    with pytest.raises(ClusterURLError) as refused:
+        refuse_cluster_queue("redis+cluster://h:7000", "redis://h:6379")
+    assert queue_is in str(refused.value) and defaulted not in str(refused.value)
+    with pytest.raises(ClusterURLError) as refused:
+        refuse_cluster_queue("", "redis+cluster://h:7000")
+    assert defaulted in str(refused.value)
+    for args, env in [
+        (["--url", "redis://127.0.0.1:1", "--queue-url", "redis+cluster://127.0.0.1:2"], {}),
+        (["--url", "redis://127.0.0.1:1"], {"GAMEROOM_QUEUE_REDIS_URL": "redis+cluster://127.0.0.1:2"}),
+    ]:
+        result = CliRunner().invoke(main, ["worker", *args], env=env)
+        assert result.exit_code == 2 and queue_is in result.output, result.output
+        assert defaulted not in result.output
+    result = CliRunner().invoke(main, ["worker", "--url", "redis+cluster://127.0.0.1:1"])
+    assert result.exit_code == 2 and defaulted in result.output, result.output
