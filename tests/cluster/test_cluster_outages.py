@@ -20,6 +20,7 @@ import requests
 
 from gameroom import create_app
 from gameroom.api import problems
+from gameroom.api.throttle import ThrottledLog
 from gameroom.composition import matches_on
 from gameroom.eventstore import keys
 from gameroom.eventstore.connect import client_from_url
@@ -94,7 +95,7 @@ def test_live_streams_go_on_when_the_stream_readers_default_node_fails_over(tmp_
 
 
 def test_an_api_whose_cluster_does_not_answer_boots_and_answers_503(monkeypatch, caplog):
-    monkeypatch.setattr(problems, "_outage", {"logged": 0.0, "suppressed": 0})
+    monkeypatch.setattr(problems, "_outage_log", ThrottledLog(problems.log, logging.ERROR))
     url = "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in free_cluster_ports(3))
     caplog.set_level(logging.INFO)
     client = create_app({"redis_url": url, "ai_mode": "off"}).test_client()  # used to raise
