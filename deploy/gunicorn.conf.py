@@ -9,18 +9,43 @@ after the ``Keep-Alive: timeout`` every response advertises; ``GAMEROOM_SSE_MAX_
 
 import multiprocessing
 import os
+import sys
 
-from gameroom.config import Config
+from gameroom.config import Config, ConfigError
 from gameroom.serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
 
 # This file imports redis-py (and ssl) in the master, before the gevent workers patch: harmless
 # here, and said by a warning in every worker's boot otherwise (as in ``gameroom serve``).
 quiet_late_ssl_patch_warning()
 
+
+def _refuse(message: str):
+    """A bad setting ends gunicorn's boot with one line, as ``gameroom serve`` does, not with
+    "Failed to read config file" and a traceback (gunicorn reports any exception of this file so;
+    SystemExit passes through)."""
+    print(f"Error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _web_workers() -> int:
+    raw = os.environ.get("GAMEROOM_WEB_WORKERS")
+    if raw is None:
+        return multiprocessing.cpu_count()
+    try:
+        count = int(raw)
+    except ValueError:
+        count = 0
+    if count < 1:
+        _refuse(f"GAMEROOM_WEB_WORKERS={raw!r} is not a number of processes: use 1 or more.")
+    return count
+
+
+try:
+    _config = Config.from_env()
+except ConfigError as exc:
+    _refuse(str(exc))
 _settings = gunicorn_settings(
-    Config.from_env(),
-    bind=os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000"),
-    workers=int(os.environ.get("GAMEROOM_WEB_WORKERS", multiprocessing.cpu_count())),
+    _config, bind=os.environ.get("GAMEROOM_BIND", "0.0.0.0:8000"), workers=_web_workers()
 )
 bind = _settings["bind"]
 workers = _settings["workers"]

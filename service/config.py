@@ -6,6 +6,7 @@ takes a mapping of overrides on top (tests use that).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 
@@ -64,7 +65,7 @@ class Config:
     cors_origins: str = ""
     #: Seconds an idle HTTP keep-alive connection stays open (advertised to clients in Keep-Alive).
     http_keepalive: int = 75
-    #: Take a snapshot every this many entries.
+    #: Take a snapshot every this many entries (0: never).
     snapshot_every: int = 100
     #: RQ queue that AI jobs go to.
     queue: str = "gameroom-ai"
@@ -96,7 +97,45 @@ class Config:
                     values[f.name] = _CONVERT.get(f.type, str)(raw)
                 except ValueError:
                     raise ConfigError(f"{name}={raw!r} is not {_KIND.get(f.type, 'valid')}.") from None
+                _check_range(name, raw, values[f.name], RANGES.get(f.name))
         return replace(cls(**values), **overrides)
+
+
+#: The values each numeric setting may take, ``(lowest, highest or None, unit)``, read
+#: where the setting is used: beyond them a setting breaks the server rather than tunes it (a
+#: keep-alive of 0 s sends keep-alive frames in a busy loop, a body limit of -1 refuses every
+#: POST, 0 retries never append, an HTTP keep-alive of 0 never closes an idle connection).
+RANGES: dict[str, tuple[float, float | None, str]] = {
+    "redis_wait_replicas": (0, None, "replicas; 0: do not wait"),
+    "redis_wait_timeout_ms": (1, None, "milliseconds; 0 would wait forever"),
+    "redis_max_connections": (1, None, "connections"),
+    "redis_pool_timeout": (0.01, None, "seconds"),
+    "redis_timeout": (0.01, None, "seconds"),
+    "port": (1, 65535, "a TCP port"),
+    "max_body": (1024, None, "bytes"),  # below: a new match with its seats may not fit
+    "import_step_bytes": (0, None, "bytes"),
+    "import_max_steps": (1, None, "entries"),
+    "sse_keepalive": (0.1, None, "seconds"),
+    "sse_max_age": (1, None, "seconds"),  # shorter: every client reconnects in a loop
+    "sse_max_streams": (0, None, "streams; 0: no cap"),
+    "sse_max_streams_per_client": (0, None, "streams; 0: no cap"),
+    "sse_retry_after": (1, None, "seconds"),
+    "http_keepalive": (1, None, "seconds"),
+    "snapshot_every": (0, None, "entries; 0: never"),
+    "append_retries": (1, None, "attempts"),
+    "slow_request_ms": (0, None, "milliseconds; 0: never logged"),
+}
+
+
+def _check_range(name: str, raw: str, value, bounds) -> None:
+    """Refuse a number outside its setting's :data:`RANGES` (or not finite: nan, inf)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or bounds is None:
+        return
+    low, high, unit = bounds
+    if math.isfinite(value) and value >= low and (high is None or value <= high):
+        return
+    allowed = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+    raise ConfigError(f"{name}={raw!r} is out of range: use {allowed} ({unit}).")
 
 
 def _flag(raw: str) -> bool:
@@ -113,4 +152,4 @@ _KIND = {"int": "a whole number", "float": "a number", "bool": "a yes/no setting
 
 
 class ConfigError(ValueError):
-    """A GAMEROOM_* variable that cannot be read as its setting's type."""
+    """A GAMEROOM_* variable that cannot be read as its setting's type, or is out of its range."""

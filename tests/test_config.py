@@ -1,11 +1,17 @@
 """Every setting in ``Config`` is read by the server: none is documented and then ignored."""
 
+import math
+import os
 import re
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 import gameroom
-from gameroom.config import Config
+from gameroom.config import RANGES, Config, ConfigError
 
 SOURCE = Path(gameroom.__file__).parent
 
@@ -58,3 +64,69 @@ def test_the_queue_redis_defaults_to_the_events_redis():
     assert Config.from_env({"GAMEROOM_REDIS_URL": "redis://events:6379/0"}).queue_redis_url == ""
     config = Config.from_env({"GAMEROOM_QUEUE_REDIS_URL": "redis://queue:6379/0"})
     assert config.queue_redis_url == "redis://queue:6379/0"
+
+
+def test_every_numeric_setting_has_a_range():
+    numeric = {f.name for f in fields(Config) if f.type in ("int", "float")}
+    assert numeric and numeric == set(RANGES)
+    defaults = Config()
+    for name, (low, high, _unit) in RANGES.items():  # the shipped defaults are in range
+        assert low <= getattr(defaults, name) <= (high if high is not None else math.inf), name
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "says"),
+    [
+        ("GAMEROOM_SSE_KEEPALIVE", "0", "use 0.1 or more (seconds)"),  # a busy loop of keep-alive frames
+        ("GAMEROOM_MAX_BODY", "-1", "use 1024 or more (bytes)"),  # every POST refused with 413
+        ("GAMEROOM_PORT", "0", "use from 1 to 65535 (a TCP port)"),
+        ("GAMEROOM_HTTP_KEEPALIVE", "0", "use 1 or more (seconds)"),  # 0: idle connections never closed
+        ("GAMEROOM_REDIS_WAIT_TIMEOUT_MS", "0", "use 1 or more (milliseconds; 0 would wait forever)"),
+        ("GAMEROOM_APPEND_RETRIES", "0", "use 1 or more (attempts)"),  # no append would ever be tried
+        ("GAMEROOM_SSE_MAX_STREAMS", "-1", "use 0 or more (streams; 0: no cap)"),
+        ("GAMEROOM_REDIS_TIMEOUT", "inf", "use 0.01 or more (seconds)"),
+        ("GAMEROOM_SSE_MAX_AGE", "nan", "use 1 or more (seconds)"),
+    ],
+)
+def test_a_numeric_setting_out_of_its_range_is_refused_naming_the_variable_and_the_range(name, raw, says):
+    with pytest.raises(ConfigError) as refused:
+        Config.from_env({name: raw})
+    assert str(refused.value) == f"{name}={raw!r} is out of range: {says}."
+
+
+def test_the_bounds_of_a_range_are_allowed():
+    config = Config.from_env(
+        {"GAMEROOM_SSE_KEEPALIVE": "0.1", "GAMEROOM_SSE_MAX_STREAMS": "0", "GAMEROOM_PORT": "65535"}
+    )
+    assert (config.sse_keepalive, config.sse_max_streams, config.port) == (0.1, 0, 65535)
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        (
+            {"GAMEROOM_SSE_KEEPALIVE": "0"},
+            "Error: GAMEROOM_SSE_KEEPALIVE='0' is out of range: use 0.1 or more",
+        ),
+        ({"GAMEROOM_PORT": "abc"}, "Error: GAMEROOM_PORT='abc' is not a whole number."),
+        ({"GAMEROOM_WEB_WORKERS": "x"}, "Error: GAMEROOM_WEB_WORKERS='x' is not a number of processes"),
+    ],
+)
+def test_gunicorn_with_the_deploy_config_refuses_a_bad_setting_with_one_line(env, says, tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(ROOT / "deploy" / "gunicorn.conf.py"),
+            "gameroom.wsgi:app",
+        ],
+        env={**os.environ, "GAMEROOM_DATA_DIR": str(tmp_path / "var"), "GAMEROOM_BIND": "127.0.0.1:1", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(says) and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "var").exists()
