@@ -58,6 +58,7 @@ import threading
 import time
 
 import redis
+from redis.exceptions import RedisClusterException
 from rq import Worker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
@@ -68,6 +69,7 @@ from ..composition import Wiring, compose
 from ..config import Config
 from ..eventstore import keys
 from ..eventstore.connect import refuse_cluster_queue
+from ..eventstore.urls import without_password
 from . import jobs
 from .clock_reconciler import reconcile_clocks
 from .reconciler import reconcile
@@ -256,7 +258,12 @@ class Upkeep(threading.Thread):
                 down = False
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 if not down:
-                    log.warning("upkeep: Redis unavailable (%s); retrying every %ss", exc, self.interval)
+                    log.warning(
+                        "upkeep: no answer from %s (%s); retrying every %ss",
+                        down_roles(wiring),
+                        exc,
+                        self.interval,
+                    )
                 down = True
             except Exception:
                 log.exception("upkeep pass failed")
@@ -325,15 +332,48 @@ def prepare(url: str, queue: str, queue_url: str | None = None) -> Wiring:
     return wiring
 
 
+def down_roles(wiring: Wiring) -> str:
+    """Which of the worker's two Redis roles do not answer a PING now, with their URLs (no
+    password), for a log line: an error of RQ's loop or of the upkeep may come from either."""
+    events, queue = wiring.clients.events, wiring.clients.queue
+    if queue is None or queue is events:
+        roles = [("events and queue", events, wiring.url)]
+    else:
+        roles = [("events", events, wiring.url), ("queue", queue, wiring.config.queue_redis_url)]
+    down = []
+    for role, client, url in roles:
+        try:
+            client.ping()
+        except (redis.RedisError, RedisClusterException):
+            down.append(f"the {role} Redis at {without_password(url)}")
+    return " and ".join(down) or "Redis (it answers again)"
+
+
 def _read_seed_secret(wiring: Wiring) -> None:
-    """Read what every job would otherwise ask Redis for again: the seed secret, and the queue
-    Redis's version (RQ's enqueue asks it once per client, and caches it on the client)."""
+    """Read what every job would otherwise ask Redis for again: the seed secret (on the events
+    Redis), and the queue Redis's version (RQ's enqueue asks it once per client, and caches it on
+    the client). Each is asked on its own, so that a warning names the Redis that did not answer."""
+    shared = wiring.clients.queue is wiring.clients.events
     try:
         wiring.matches.seeding  # noqa: B018 - reads (or makes) the stored secret, once per process
+    except (redis.ConnectionError, redis.TimeoutError, RedisClusterException) as exc:
+        log.warning(
+            "worker: no answer from the %s Redis at %s yet; the seed secret is read later (%s)",
+            "events and queue" if shared else "events",
+            without_password(wiring.url),
+            exc,
+        )
+        if shared:
+            return
+    try:
         for scheduler in wiring.schedulers:
             scheduler.queue.get_redis_server_version()
     except (redis.ConnectionError, redis.TimeoutError) as exc:
-        log.warning("worker: could not read the seed secret yet (%s)", exc)
+        log.warning(
+            "worker: no answer from the queue Redis at %s yet (%s)",
+            without_password(wiring.config.queue_redis_url or wiring.url),
+            exc,
+        )
 
 
 def run(
@@ -366,7 +406,7 @@ def run(
             worker = AIWorker([queue], connection=redis.Redis.from_url(queue_url))
             worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            unavailable = exc
+            unavailable = f"no answer from {down_roles(wiring)}: {exc}"
             worked = False
         asked = worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None)
         if not (burst or asked):

@@ -1,0 +1,45 @@
+"""`gameroom worker` with one of its two Redis roles away: each log line names the role that does
+not answer (events or queue) and its URL, without the password."""
+
+import os
+import subprocess
+
+from gameroom.testing.served import GAMEROOM, free_port
+
+
+def _burst(url: str, queue_url: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    return subprocess.run(
+        [
+            str(GAMEROOM),
+            "--log-level",
+            "WARNING",
+            "worker",
+            "--url",
+            url,
+            "--queue-url",
+            queue_url,
+            "--burst",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_queue_redis_that_does_not_answer_is_named_as_the_queue_not_the_seed_secret(redis_server):
+    away = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    done = _burst(redis_server.url, away)
+    shown = away.replace("hunter2", "***")
+    assert f"no answer from the queue Redis at {shown}" in done.stderr, done.stderr
+    assert "seed secret" not in done.stderr and "events Redis" not in done.stderr, done.stderr
+    assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_events_redis_that_does_not_answer_is_named_as_the_events_redis(redis_server):
+    away = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    done = _burst(away, redis_server.url)
+    shown = away.replace("hunter2", "***")
+    assert f"no answer from the events Redis at {shown} yet; the seed secret is read later" in done.stderr
+    assert "queue Redis" not in done.stderr and "hunter2" not in done.stderr, done.stderr
