@@ -435,6 +435,7 @@ def openapi():
 @click.option(
     "--chart",
     type=click.Path(dir_okay=False),
+    callback=lambda ctx, param, value: _output_file(value),
     default=None,
     help="Also write a PNG chart (win rates and mean scores with their intervals) to this file. Needs "
     "matplotlib (pip install 'gameroom[dev]').",
@@ -443,6 +444,7 @@ def openapi():
     "--json",
     "json_path",
     type=click.Path(dir_okay=False),
+    callback=lambda ctx, param, value: _output_file(value),
     default=None,
     help="Also write every match's result and the summary as JSON to this file.",
 )
@@ -492,8 +494,28 @@ def tournament(slug, seats, matches, budget, search_settings, jobs, seed, option
         sys.exit(1)
 
 
+def _output_file(value: str | None) -> str | None:
+    """An output file of ``tournament``, checked before the matches are played: a path whose
+    folder is missing or read-only would otherwise fail only after the whole run."""
+    if value is None:
+        return None
+    path = os.path.abspath(value)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"{value}: there is no folder {folder}.")
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{value} is a folder; give a file name.")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise click.BadParameter(f"{value} cannot be written here (permission denied).")
+    return value
+
+
 def _report_tournament(results, slug, labels, levels, budget, search, seed, chart, json_path) -> list:
-    """Print (and with ``chart`` or ``json_path``, write) a tournament's figures; returns the failed matches."""
+    """Print (and with ``chart`` or ``json_path``, write) a tournament's figures; returns the failed matches.
+
+    The figures are printed first and the results file written before the chart, so a file that
+    still cannot be written (a full disk) loses as little as it can, and ends with one error line.
+    """
     from .ai import report
 
     failed = [r for r in results if r.get("error")]
@@ -502,12 +524,22 @@ def _report_tournament(results, slug, labels, levels, budget, search, seed, char
     click.echo(report.table(rows))
     for r in failed:
         click.echo(f"match {r['index']} left out: {r['error'].strip().splitlines()[-1]}", err=True)
-    if chart:
-        report.chart(rows, chart, f"{slug}: {' vs '.join(labels)} ({len(results) - len(failed)} matches)")
-        click.echo(f"chart written to {chart}")
+    unwritten = []
     if json_path:
         meta = {"game": slug, "levels": levels, "budget": budget, "search": list(search), "seed": seed}
-        report.write_json(json_path, meta, rows, results, labels)
+        try:
+            report.write_json(json_path, meta, rows, results, labels)
+        except OSError as exc:
+            unwritten.append(f"the results to {json_path} ({exc.strerror or exc})")
+    if chart:
+        title = f"{slug}: {' vs '.join(labels)} ({len(results) - len(failed)} matches)"
+        try:
+            report.chart(rows, chart, title)
+            click.echo(f"chart written to {chart}")
+        except (OSError, ValueError) as exc:  # ValueError: a file name matplotlib has no format for
+            unwritten.append(f"the chart to {chart} ({getattr(exc, 'strerror', None) or exc})")
+    if unwritten:
+        raise click.ClickException(f"Cannot write {' and '.join(unwritten)}.")
     return failed
 
 
@@ -515,12 +547,20 @@ def _tournament_arguments(seats: str, budget, search_settings, options_json, cha
     """``(levels, budget and search settings, options)`` from ``tournament``'s options, or a usage error."""
     from .ai import tournament as tour
 
+    levels = [s.strip() for s in seats.split(",") if s.strip()]
+    parsed = {}
+    for hint, parse, value in (
+        ("--budget", tour.parse_budget, budget),
+        ("--search", tour.parse_search, search_settings),
+    ):
+        try:
+            parsed |= parse(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint=hint) from None
     try:
-        levels = [s.strip() for s in seats.split(",") if s.strip()]
-        parsed = tour.parse_budget(budget) | tour.parse_search(search_settings)
         options = json.loads(options_json) if options_json else None
     except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
+        raise click.BadParameter(f"not JSON: {exc}", param_hint="--options") from None
     if chart:
         try:
             import matplotlib  # noqa: F401

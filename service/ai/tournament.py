@@ -14,6 +14,7 @@ reproducible.
 
 from __future__ import annotations
 
+import math
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -33,31 +34,70 @@ class MatchSpec:
     seed: str
 
 
+def _budget_part(part: str) -> tuple[str, float]:
+    if part.endswith("ms"):
+        return "time_limit", float(part[:-2]) / 1000
+    if part.endswith("s"):
+        return "time_limit", float(part[:-1])
+    return "iterations", int(part)
+
+
 def parse_budget(text: str | None) -> dict:
     """``"300"`` (iterations, no time limit), ``"0.5s"`` (time limit) or ``"300/0.5s"`` (both)."""
     if not text:
         return {}
-    budget = {}
-    for part in text.split("/"):
-        part = part.strip().lower()
-        if part.endswith("ms"):
-            budget["time_limit"] = float(part[:-2]) / 1000
-        elif part.endswith("s"):
-            budget["time_limit"] = float(part[:-1])
-        else:
-            budget["iterations"] = int(part)
+    try:
+        parts = [_budget_part(part.strip().lower()) for part in text.split("/")]
+        budget = dict(parts)
+        if (
+            len(budget) < len(parts)
+            or not all(0 <= v < math.inf for v in budget.values())
+            or budget.get("iterations", 1) < 1
+        ):
+            raise ValueError(text)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a budget: use N (iterations, 1 or more), Ts or Nms (seconds per "
+            "decision, e.g. 0.5s or 300ms), or both as N/Ts"
+        ) from None
     if "iterations" in budget and "time_limit" not in budget:
         budget["time_limit"] = 0.0  # an iteration budget alone is meant to be reproducible
-    if any(v < 0 for v in budget.values()) or budget.get("iterations", 1) < 1:
-        raise ValueError(f"bad budget {text!r}")
     return budget
 
 
-SEARCH_SETTINGS = {"exploration": float, "minimax": float, "rollout": int, "final": str}
+def _number(low: float, high: float = math.inf, kind=float):
+    """A converter of a search setting's value: a ``kind`` from ``low`` to ``high`` (finite)."""
+
+    def convert(text: str):
+        value = kind(text)
+        if not (low <= value <= high and math.isfinite(value)):
+            raise ValueError(text)
+        return value
+
+    return convert
+
+
+def _final(text: str) -> str:
+    if text not in ("visits", "value"):
+        raise ValueError(text)
+    return text
+
+
+#: The mcts search's settings (see :mod:`gameroom.ai.mcts`): how each is read, and what it may be.
+SEARCH_SETTINGS = {
+    "exploration": (_number(0), "a number, 0 or more"),
+    "minimax": (_number(0, 1), "a number from 0 to 1"),
+    "rollout": (_number(0, kind=int), "a whole number, 0 or more"),
+    "final": (_final, "visits or value"),
+}
 
 
 def parse_search(items) -> dict:
-    """``["minimax=1", "rollout=4"]`` -> settings of the mcts search (see :func:`gameroom.ai.mcts.settings`)."""
+    """``["minimax=1", "rollout=4"]`` -> settings of the mcts search (see :func:`gameroom.ai.mcts.settings`).
+
+    Each value is checked against what mcts can use: mcts reads ``final`` as
+    "value" or anything else as visits, and takes a minimax weight of 5 as it is.
+    """
     settings = {}
     for item in items or ():
         key, _, value = item.partition("=")
@@ -65,7 +105,11 @@ def parse_search(items) -> dict:
             raise ValueError(
                 f"bad search setting {item!r}: use KEY=VALUE with KEY one of {sorted(SEARCH_SETTINGS)}"
             )
-        settings[key] = SEARCH_SETTINGS[key](value)
+        convert, allowed = SEARCH_SETTINGS[key]
+        try:
+            settings[key] = convert(value.strip())
+        except ValueError:
+            raise ValueError(f"bad search setting {item!r}: {key} must be {allowed}") from None
     return settings
 
 
