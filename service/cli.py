@@ -21,24 +21,58 @@ from .errors import GameroomError, PluginError
 log = logging.getLogger("gameroom")
 
 
+class BadConfig(click.ClickException):
+    """A setting (a GAMEROOM_* variable, a URL, the data folder) that cannot be used: one ``Error:``
+    line and exit code 2, as click ends a bad option (bad usage and bad configuration alike)."""
+
+    exit_code = 2
+
+
 class _Group(click.Group):
-    """Start-up failures of plugins end every command with their message, not a traceback."""
+    """Start-up failures of plugins, and a Redis that cannot be reached, end every command with
+    their message, not a traceback."""
 
     def invoke(self, ctx):
         import redis
+        from redis.exceptions import RedisClusterException
 
         try:
             return super().invoke(ctx)
-        except (PluginError, ConfigError) as exc:
+        except PluginError as exc:
             raise click.ClickException(str(exc)) from None
+        except ConfigError as exc:
+            raise BadConfig(str(exc)) from None
         except redis.ConnectionError as exc:
             raise click.ClickException(
                 f"Cannot reach Redis ({exc}). Check GAMEROOM_REDIS_URL, or unset it to use an embedded Redis."
+            ) from None
+        except RedisClusterException as exc:  # the startup nodes of a cluster URL: none answered
+            raise click.ClickException(
+                f"Cannot reach the Redis Cluster ({exc}). Check GAMEROOM_REDIS_URL."
             ) from None
 
 
 def _setup_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _data_folder(config: Config, *, create: bool) -> str:
+    """The absolute path of the data folder, checked (and with ``create``, made) before anything
+    starts; a folder that cannot be used is one error line saying why, not an OSError."""
+    path = os.path.abspath(config.data_dir)
+    if os.path.isdir(path):
+        return path
+    if os.path.lexists(path):
+        raise BadConfig(f"GAMEROOM_DATA_DIR: cannot use {path} as the data folder: it is not a folder.")
+    if not create:
+        raise BadConfig(f"No data folder at {path}; set GAMEROOM_DATA_DIR or GAMEROOM_REDIS_URL.")
+    try:
+        os.makedirs(path, mode=0o700)
+    except OSError as exc:
+        raise BadConfig(
+            f"GAMEROOM_DATA_DIR: cannot create the data folder {path}: {exc.strerror or exc}."
+        ) from None
+    return path
 
 
 @contextlib.contextmanager
@@ -53,6 +87,8 @@ def redis_url(config: Config, *, share: bool = True):
         yield config.redis_url
         return
     from .eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
+
+    _data_folder(config, create=True)
 
     try:
         server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync)
@@ -88,9 +124,14 @@ def data_dir_lock(config: Config):
     if config.redis_url:
         yield  # no embedded Redis: the data folder is not used
         return
-    os.makedirs(config.data_dir, exist_ok=True)
-    path = os.path.join(config.data_dir, "serve.lock")
-    handle = open(path, "a+")
+    folder = _data_folder(config, create=True)
+    path = os.path.join(folder, "serve.lock")
+    try:
+        handle = open(path, "a+")
+    except OSError as exc:
+        raise BadConfig(
+            f"GAMEROOM_DATA_DIR: cannot use the data folder {folder}: {exc.strerror or exc}."
+        ) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -98,7 +139,7 @@ def data_dir_lock(config: Config):
         holder = handle.read().strip() or "?"
         handle.close()
         raise click.ClickException(
-            f"Another gameroom server (pid {holder}) is serving the data folder {os.path.abspath(config.data_dir)}. "
+            f"Another gameroom server (pid {holder}) is serving the data folder {folder}. "
             "Stop it first, or set GAMEROOM_DATA_DIR to another folder."
         ) from None
     handle.seek(0)
@@ -141,7 +182,18 @@ def _check_redis_url(url: str, name: str) -> None:
         else:
             redis.Redis.from_url(url)
     except ValueError as exc:  # ClusterURLError is one too
-        raise click.ClickException(f"{name} is not a Redis URL: {exc}") from None
+        raise BadConfig(f"{name} is not a Redis URL: {exc}") from None
+
+
+def _refuse_cluster_queue(queue_url: str | None, events_url: str) -> None:
+    """RQ's queue on a Redis Cluster: one error line (exit 2), from ``serve`` as from ``worker``,
+    naming the setting that makes it one (``queue_url``, or ``events_url`` when none is set)."""
+    from .eventstore.connect import ClusterURLError, refuse_cluster_queue
+
+    try:
+        refuse_cluster_queue(queue_url, events_url)
+    except ClusterURLError as exc:
+        raise BadConfig(str(exc)) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -165,7 +217,7 @@ def main(ctx, log_level):
     try:
         ctx.obj = Config.from_env()
     except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadConfig(str(exc)) from None
 
 
 @main.command()
@@ -196,27 +248,24 @@ def serve(config: Config, host, port, workers, ai_workers):
     all exit; match data stays in the data folder for the next start.
 
     Exits non-zero when it cannot start: the port is taken, or another server
-    already serves the data folder (GAMEROOM_DATA_DIR; it is locked while in use).
+    already serves the data folder (GAMEROOM_DATA_DIR; it is locked while in use);
+    with 2 when a setting cannot be used (a GAMEROOM_* value out of its range, a
+    Redis URL, a data folder that is not a folder), before anything starts.
     """
     host = host or config.host
-    port = port if port is not None else config.port
-    if not 1 <= port <= 65535:
-        raise click.BadParameter(f"{port} is not a port (1-65535).", param_hint="GAMEROOM_PORT")
+    port = port if port is not None else config.port  # GAMEROOM_PORT: range-checked by Config
     if config.redis_url:
         _check_redis_url(config.redis_url, "GAMEROOM_REDIS_URL")
     if config.queue_redis_url:
         _check_redis_url(config.queue_redis_url, "GAMEROOM_QUEUE_REDIS_URL")
+    if config.ai_mode == "rq" or ai_workers > 0:
+        # The embedded Redis is never a cluster: only a configured URL can be refused, so before it starts.
+        _refuse_cluster_queue(config.queue_redis_url, config.redis_url)
     parent = os.getpid()
     _check_port_free(host, port)
-    from .eventstore.connect import ClusterURLError, refuse_cluster_queue
 
     with data_dir_lock(config), redis_url(config, share=False) as url:
         queue_url = config.queue_redis_url or url
-        if config.ai_mode == "rq" or ai_workers > 0:
-            try:
-                refuse_cluster_queue(config.queue_redis_url, url)
-            except ClusterURLError as exc:
-                raise click.ClickException(str(exc)) from None
         env = {**os.environ, "GAMEROOM_REDIS_URL": url, "GAMEROOM_QUEUE_REDIS_URL": queue_url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
         try:
@@ -290,16 +339,15 @@ def worker(config: Config, url, queue_url, queue, burst):
     """
     from .workers.worker import run
 
-    url = url or config.redis_url
+    url_name = "--url" if url else "GAMEROOM_REDIS_URL"
+    queue_url_name = "--queue-url" if queue_url else "GAMEROOM_QUEUE_REDIS_URL"
+    url, queue_url = url or config.redis_url, queue_url or config.queue_redis_url
     if not url:
-        raise click.UsageError("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
-    queue_url = queue_url or config.queue_redis_url
-    from .eventstore.connect import ClusterURLError, refuse_cluster_queue
-
-    try:
-        refuse_cluster_queue(queue_url, url)
-    except ClusterURLError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise BadConfig("Set GAMEROOM_REDIS_URL or --url (the Redis that `gameroom serve` uses).")
+    _check_redis_url(url, url_name)
+    if queue_url:
+        _check_redis_url(queue_url, queue_url_name)
+    _refuse_cluster_queue(queue_url, url)
     run(url, queue or config.queue, burst, config.log_level.upper(), queue_url or None)
 
 
@@ -332,6 +380,8 @@ def replay(config: Config, match_id, steps, as_json):
     from .core import decider, lifecycle
     from .core.matches import redact_entry
 
+    if config.redis_url:
+        _check_redis_url(config.redis_url, "GAMEROOM_REDIS_URL")
     with redis_url(config) as url:
         matches = compose(replace(config, redis_url=url), scheduling=False).matches
         record = matches.records.get(match_id)
