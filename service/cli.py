@@ -75,20 +75,45 @@ def _data_folder(config: Config, *, create: bool) -> str:
     return path
 
 
+def _data_folder_with_matches(config: Config) -> str:
+    """The data folder of a server that has run (``replay``): one with an append-only file, so
+    that reading never starts a Redis, and so never writes files, in a folder of something else."""
+    path = _data_folder(config, create=False)
+    if not any(os.path.exists(os.path.join(path, name)) for name in ("appendonlydir", "appendonly.aof")):
+        raise BadConfig(
+            f"No match data in {path} (no appendonly file: `gameroom serve` has not used it); "
+            "set GAMEROOM_DATA_DIR or GAMEROOM_REDIS_URL."
+        )
+    return path
+
+
+def _where(config: Config) -> str:
+    """Where the commands read matches, for messages: the Redis URL (no password) or the data folder."""
+    from .eventstore.urls import without_password
+
+    if config.redis_url:
+        return f"the Redis at {without_password(config.redis_url)}"
+    return f"the embedded Redis of the data folder {os.path.abspath(config.data_dir)}"
+
+
 @contextlib.contextmanager
 def redis_url(config: Config, *, share: bool = True):
     """The configured Redis URL; with none, an embedded redis-server in ``data_dir`` for the duration.
 
     If a gameroom server already runs an embedded Redis in ``data_dir`` and
     ``share`` is true (``replay``), use it; ``serve`` passes false and waits a
-    little for a stopping one to go, then refuses.
+    little for a stopping one to go, then refuses. With ``share`` (a reader)
+    the data folder must hold a server's data: none is created.
     """
     if config.redis_url:
         yield config.redis_url
         return
     from .eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
 
-    _data_folder(config, create=True)
+    if share:
+        _data_folder_with_matches(config)
+    else:
+        _data_folder(config, create=True)
 
     try:
         server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync)
@@ -102,7 +127,7 @@ def redis_url(config: Config, *, share: bool = True):
         except EmbeddedRedisError as exc:
             running = "already running" in str(exc)
             if running and share and os.path.exists(server.socket_path):
-                click.echo(f"Using the running embedded Redis in {config.data_dir}.", err=True)
+                log.info("using the running embedded Redis in %s", os.path.abspath(config.data_dir))
                 yield server.url
                 return
             if not running or time.monotonic() > deadline:
@@ -252,6 +277,8 @@ def serve(config: Config, host, port, workers, ai_workers):
     with 2 when a setting cannot be used (a GAMEROOM_* value out of its range, a
     Redis URL, a data folder that is not a folder), before anything starts.
     """
+    from .eventstore.urls import without_password
+
     host = host or config.host
     port = port if port is not None else config.port  # GAMEROOM_PORT: range-checked by Config
     if config.redis_url:
@@ -273,7 +300,9 @@ def serve(config: Config, host, port, workers, ai_workers):
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
-            click.echo(f"gameroom serving on http://{host}:{port}  (Redis: {url}; Ctrl-C to stop)", err=True)
+            log.info(
+                "serving on http://%s:%s  (Redis: %s; Ctrl-C to stop)", host, port, without_password(url)
+            )
             raise_open_files_limit()
             quiet_late_ssl_patch_warning()
             GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
@@ -282,7 +311,7 @@ def serve(config: Config, host, port, workers, ai_workers):
             # could not start) is serve's. Only the arbiter, not a worker unwinding after fork, cleans up.
             if os.getpid() == parent:
                 _stop_all([supervisor] if supervisor else [])
-                click.echo("gameroom stopped.", err=True)
+                log.info("stopped")
 
 
 def _start_supervisor(count: int, env: dict) -> subprocess.Popen:
@@ -371,7 +400,14 @@ def games():
 @click.option("--json", "as_json", is_flag=True, help="Print the final state and outcome as JSON.")
 @click.pass_obj
 def replay(config: Config, match_id, steps, as_json):
-    """Rebuild MATCH_ID from its event log and print its final state and outcome."""
+    """Rebuild MATCH_ID from its event log and print its final state and outcome.
+
+    Reads the match from the Redis at GAMEROOM_REDIS_URL; with none, from the
+    data folder of `gameroom serve` (GAMEROOM_DATA_DIR, default ./var): the
+    embedded Redis of a server running there, else one started on its data for
+    the replay. It never creates a data folder, nor starts a Redis in a folder
+    that holds no server's data.
+    """
     from dataclasses import replace
 
     from tqdm import tqdm
@@ -386,7 +422,7 @@ def replay(config: Config, match_id, steps, as_json):
         matches = compose(replace(config, redis_url=url), scheduling=False).matches
         record = matches.records.get(match_id)
         if record is None:
-            raise click.ClickException(f"No match {match_id}.")
+            raise click.ClickException(f"No match {match_id} in {_where(config)}.")
         game = matches.game(record)
         store = matches.store
         total = store.version(match_id)

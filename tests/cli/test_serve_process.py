@@ -1,13 +1,14 @@
 """`gameroom serve` as a user runs it: a real process, embedded Redis, AI worker, Ctrl-C."""
 
 import os
+import re
 import signal
 import subprocess
 import time
 
 import pytest
 
-from gameroom.testing.served import Served, http_json
+from gameroom.testing.served import GAMEROOM, Served, http_json
 
 
 def _alive(pid):
@@ -95,6 +96,39 @@ def test_ctrl_c_with_a_live_stream_open_stops_cleanly_without_a_traceback(tmp_pa
     log = (tmp_path / "serve.log").read_text()
     assert code == 0, log
     assert "Traceback" not in log and "failed with SystemExit" not in log, log
+
+
+#: The start of a line of the log format (``gameroom``'s own loggers) and of gunicorn's.
+STAMPED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ [\w.]+: |\[\d{4}-\d\d-\d\d )")
+
+
+@pytest.mark.slow
+def test_replay_shares_a_running_server_redis_and_every_line_logged_has_a_time(tmp_path):
+    server = Served(tmp_path, workers=1, ai_workers=0).start()
+    try:
+        _, created = http_json(
+            "POST", server.base + "/api/matches", {"game": "nim", "seats": [{"name": "A"}, {"name": "B"}]}
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+        replay = subprocess.run(
+            [str(GAMEROOM), "replay", created["match"]["id"]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        code = server.stop()
+    assert replay.returncode == 0, replay.stderr
+    assert "Nim match" in replay.stdout
+    assert [line for line in replay.stderr.splitlines() if not STAMPED.match(line)] == []
+    assert f"INFO gameroom: using the running embedded Redis in {tmp_path / 'var'}" in replay.stderr
+    log = (tmp_path / "serve.log").read_text()
+    assert code == 0, log
+    assert [line for line in log.splitlines() if line and not STAMPED.match(line)] == []
+    assert re.search(r"INFO gameroom: serving on http://127\.0\.0\.1:\d+ ", log), log
+    assert any(line.endswith("INFO gameroom: stopped") for line in log.splitlines()), log
 
 
 @pytest.fixture(scope="module")
