@@ -36,12 +36,18 @@ class _Group(click.Group):
         import redis
         from redis.exceptions import RedisClusterException
 
+        from .eventstore.cluster import ClusterUnavailable
+
         try:
             return super().invoke(ctx)
         except PluginError as exc:
             raise click.ClickException(str(exc)) from None
         except ConfigError as exc:
             raise BadConfig(str(exc)) from None
+        except ClusterUnavailable as exc:  # a cluster URL whose nodes do not answer (a ConnectionError)
+            raise click.ClickException(
+                f"Cannot reach the Redis Cluster ({exc}). Check GAMEROOM_REDIS_URL."
+            ) from None
         except redis.ConnectionError as exc:
             raise click.ClickException(
                 f"Cannot reach Redis ({exc}). Check GAMEROOM_REDIS_URL, or unset it to use an embedded Redis."
