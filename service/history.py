@@ -296,7 +296,14 @@ class History:
         return sorted((r for r in requests if r["status"] == "pending"), key=lambda r: r["seat"])
 
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
-        """Record ``seat``'s vote; when all approve, the undo is applied. Returns (request, entry)."""
+        """Record ``seat``'s vote; when all approve, the undo is applied. Returns (request, entry).
+
+        A seat's vote is final: the same vote again answers the request as it stands (and applies
+        it, if every vote is in but the undo is not: the approving process died before its
+        append), another vote is 409 vote-already-cast. Every vote is saved with a compare-and-set
+        against the request as read, the last approval too, before it appends the undo: of a
+        refusal and that approval racing, one is saved first and the other finds the request
+        decided (409), so a refusal never answers 200 for a request whose undo is applied."""
         self.matches.record(match_id)
         for _ in range(ATTEMPTS):
             stored = self._stored(match_id, request_id)
@@ -307,35 +314,41 @@ class History:
                 )
             if str(seat) not in request["votes"]:
                 raise Conflict("Your seat does not vote on this request.", code="not-a-voter")
+            cast = request["votes"][str(seat)]
+            if cast is not None and cast != bool(approve):
+                raise Conflict(
+                    f"Your seat {'approved' if cast else 'refused'} this request already; a vote is final.",
+                    code="vote-already-cast",
+                )
             request = {**request, "votes": {**request["votes"], str(seat): bool(approve)}}
             if not approve:
                 request["status"] = "refused"
-            elif all(request["votes"].values()):
-                loaded = self.matches.load(match_id)
-                if loaded.version == request["base_version"]:
-                    plan = plan_undo(loaded.folded, request["seat"], request["steps"])
-                    try:
-                        entry = self._append_undo(
-                            loaded,
-                            request["seat"],
-                            plan,
-                            request["id"],
-                            request.get("key"),
-                            request.get("fingerprint"),
-                        )
-                    except VersionConflict:
-                        continue  # a move, or this very undo by a racing vote: look again
-                    request["status"] = "approved"
-                    # The undo is in the log (the append checked the version): that stands,
-                    # whatever was written to the request since it was read.
-                    self.records.save_undo_request(match_id, request)
-                    return request, entry
+            if request != stored and not self.records.save_undo_request(match_id, request, was=stored):
+                continue  # another vote, or the asker's new request, came first: look again
+            if not approve or not all(request["votes"].values()):
+                return request, None
+            loaded = self.matches.load(match_id)
+            if loaded.version != request["base_version"]:
                 # Something was appended since the request was read: look again (a move
                 # withdrew it, or a racing vote applied it).
                 continue
-            if self.records.save_undo_request(match_id, request, was=stored):
-                return request, None
-            # Another vote, or the asker's new request, came first: look again.
+            plan = plan_undo(loaded.folded, request["seat"], request["steps"])
+            try:
+                entry = self._append_undo(
+                    loaded,
+                    request["seat"],
+                    plan,
+                    request["id"],
+                    request.get("key"),
+                    request.get("fingerprint"),
+                )
+            except VersionConflict:
+                continue  # a move, or this very undo by a racing vote: look again
+            request["status"] = "approved"
+            # The undo is in the log (the append checked the version): that stands, whatever
+            # was written to the request since it was read.
+            self.records.save_undo_request(match_id, request)
+            return request, entry
         raise Conflict("Votes on this undo request raced each other; vote again.", code="stale-version")
 
     def _playable(self, loaded: Loaded) -> None:

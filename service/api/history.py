@@ -118,7 +118,12 @@ class UndoRequest(MethodView):
     @blp.response(200, VoteResultSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
-    @blp.alt_response(409, **PROBLEM, description="not-a-voter, or the request is no longer pending")
+    @blp.alt_response(
+        409,
+        **PROBLEM,
+        description="not-a-voter, vote-already-cast (a seat's vote is final), or the request is no "
+        "longer pending (undo-request-approved, undo-request-refused, undo-request-withdrawn)",
+    )
     def post(self, body, match_id, request_id):
         """Approve or refuse another seat's undo request; the last approval applies it."""
         matches, history = _both()

@@ -1,5 +1,6 @@
 """Undo (every branch), time travel after undo, fork, export and import, over HTTP."""
 
+import json
 import random
 import threading
 
@@ -617,3 +618,61 @@ def test_racing_repeats_of_one_keyed_undo_of_sealed_steps_drop_one(redis_server)
         f"/api/matches/{match_id}/undo", json={"steps": 2}, headers={**bo, "Idempotency-Key": "drop-1"}
     )
     assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency-key-reused"
+
+
+# -- votes: final, and a refusal never wins against an applied undo --------------------------
+
+
+def test_a_refusal_racing_the_last_approval_either_wins_or_loses_whole(h):
+    for _ in range(12):
+        m, t, request = _asked(h)
+        replies = _race(
+            h,
+            lambda own: own.vote(m, request["id"], t[1], True),
+            lambda own: own.vote(m, request["id"], t[1], False),
+        )
+        answers = [(r.status_code, r.get_json().get("code")) for r in replies]
+        assert sorted(a[0] for a in answers) == [200, 409], answers
+        [(won, body)] = [(i, r.get_json()) for i, r in enumerate(replies) if r.status_code == 200]
+        [lost] = [a[1] for a in answers if a[0] == 409]
+        shown = h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()
+        undos = _kinds(h, m).count("undo")
+        if won == 0:  # the approval: the undo is applied, and the refusal was told so
+            assert body["request"]["status"] == shown["status"] == "approved" and undos == 1
+            assert lost in ("undo-request-approved", "vote-already-cast"), answers
+        else:
+            assert body["request"]["status"] == shown["status"] == "refused" and undos == 0
+            assert lost == "undo-request-refused", answers
+
+
+def test_a_vote_is_final_and_the_same_vote_again_answers_as_before(h):
+    m, t = h.create(3)
+    h.play(m, t[0], "step")
+    h.play(m, t[1], "step")
+    request = h.undo(m, t[0]).get_json()["request"]
+    first = h.vote(m, request["id"], t[1], True)
+    again = h.vote(m, request["id"], t[1], True)
+    assert first.status_code == again.status_code == 200
+    assert again.get_json()["request"] == first.get_json()["request"]
+    assert first.get_json()["request"]["votes"] == {"1": True, "2": None}
+    r = h.vote(m, request["id"], t[1], False)
+    assert r.status_code == 409 and r.get_json()["code"] == "vote-already-cast"
+    shown = h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()
+    assert shown["status"] == "pending" and shown["votes"] == {"1": True, "2": None}
+    done = h.vote(m, request["id"], t[2], True).get_json()
+    assert done["request"]["status"] == "approved" and _kinds(h, m).count("undo") == 1
+
+
+def test_an_approval_saved_but_never_applied_is_applied_by_its_repeat(h, redis_client):
+    """The last approval saves the votes before it appends: a process that dies in between (here:
+    the votes written by hand) leaves a pending request every voter approved, which the voter's
+    repeat applies and nothing can refuse any more."""
+    m, t, request = _asked(h)
+    redis_client.hset(keys.undo_requests(m), request["id"], json.dumps({**request, "votes": {"1": True}}))
+    r = h.vote(m, request["id"], t[1], False)
+    assert r.status_code == 409 and r.get_json()["code"] == "vote-already-cast"
+    assert _kinds(h, m).count("undo") == 0
+    done = h.vote(m, request["id"], t[1], True).get_json()
+    assert done["request"]["status"] == "approved" and done["entry"]["kind"] == "undo"
+    assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
+    assert _kinds(h, m) == ["setup", "move", "move", "undo"]
