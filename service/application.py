@@ -84,6 +84,13 @@ class MoveResult:
     sealed: bool = False
 
 
+def _key_reused() -> ValidationFailed:
+    return ValidationFailed(
+        "This Idempotency-Key was already used for a different request; use a new key for a new request.",
+        code="idempotency-key-reused",
+    )
+
+
 def has_drafts(game) -> bool:
     """Whether ``game`` may keep steps in drafts (it implements ``Game.sealed_steps``)."""
     return getattr(type(game).sealed_steps, "__qualname__", "").split(".")[0] != "Game"
@@ -618,7 +625,9 @@ class Matches:
         self, match_id: str, seat: int, key: str, fingerprint: str, loaded: Loaded | None
     ) -> MoveResult | None:
         """The replay of the request that first used idempotency ``key``, from the log or from
-        ``seat``'s draft; None when the key is new."""
+        ``seat``'s draft; None when the key is new. A sealed step an undo dropped since replays
+        as it was taken (the key stays with it: never taken again); a key an undo of the draft
+        used is refused (idempotency-key-reused), as an undo's in the log is."""
         prior = self.records.idempotent(match_id, key)
         if prior is not None:
             return self._replayed(match_id, *prior, fingerprint)
@@ -626,14 +635,21 @@ class Matches:
         if record is None or not has_drafts(self.game(record)) or not isinstance(seat, int):
             return None
         draft = self.store.draft(match_id, seat)
-        if key not in draft.keys:
+        if key not in draft.keys and key not in draft.dropped and key not in draft.undone:
             return None
         mine = self.with_draft(self.load(match_id), seat)
-        number, stored = draft.keys[key]
-        if draft.base != decider.barrier(mine.folded) or number > len(mine.draft):
-            return None  # a stale draft's step: it no longer counts
+        if draft.base != decider.barrier(mine.folded):
+            return None  # a stale draft's key: it no longer counts
+        if key in draft.undone:
+            raise _key_reused()
+        if key in draft.dropped:
+            stored, step = draft.dropped[key]
+        else:
+            number, stored = draft.keys[key]
+            if number > len(mine.draft):
+                return None  # a stale draft's step: it no longer counts
+            step = mine.draft[number - 1]
         self._check_fingerprint(stored, fingerprint)
-        step = mine.draft[number - 1]
         entry = {"kind": "move", "seat": seat, "move": step["move"], "events": step["events"]}
         return MoveResult(mine.version, entry | {"version": mine.version}, mine, duplicate=True, sealed=True)
 
@@ -807,6 +823,8 @@ class Matches:
             fingerprint,
         )
         if result.duplicate:
+            if result.reused:  # an undo of this draft used the key
+                raise _key_reused()
             if result.version is not None:
                 return self._replayed(record.id, result.version, result.fingerprint, fingerprint)
             replay = self._prior(record.id, seat, key, fingerprint, loaded)
@@ -826,7 +844,8 @@ class Matches:
 
         ``loaded`` comes from :meth:`with_draft`; VersionConflict if the draft changed since.
         ``key``, ``fingerprint``: the undo's idempotency key, kept in the draft with the pop; if
-        it is there already, nothing is dropped (idempotency-key-reused for another request).
+        it is there already, nothing is dropped (idempotency-key-reused for another request, or
+        where a step of the draft, kept or dropped, used it).
         """
         result = self.store.pop_draft(
             loaded.record.id,
@@ -837,6 +856,8 @@ class Matches:
             idempotency_key=key,
             fingerprint=fingerprint,
         )
+        if result.reused:
+            raise _key_reused()
         if result.duplicate:  # a repeat of an undo done already: nothing was dropped this time
             self._check_fingerprint(result.fingerprint or "", fingerprint)
         return self.with_draft(loaded, seat)
@@ -912,11 +933,7 @@ class Matches:
     @staticmethod
     def _check_fingerprint(stored: str | None, fingerprint: str | None) -> None:
         if stored is not None and fingerprint is not None and stored != fingerprint:
-            raise ValidationFailed(
-                "This Idempotency-Key was already used for a different request; "
-                "use a new key for a new move.",
-                code="idempotency-key-reused",
-            )
+            raise _key_reused()
 
     def _after(self, loaded: Loaded, entry: dict | None, progress_saved: bool = False) -> None:
         faults.point("after-append")  # crash tests: the entry is stored, no AI job enqueued yet

@@ -152,13 +152,17 @@ class History:
         """What the first undo with idempotency ``key`` did, or None when the key is new: an undo
         in the log (the key kept with its entry; a request's, if it applied one the match still
         keeps), a request (the key kept with it, while the match keeps it) or draft steps dropped
-        (the key kept in the draft, until the seat confirms)."""
+        (the key kept in the draft, then with the entry that confirms it)."""
         prior = self.records.idempotent(match_id, key)
         if prior is not None:
             version, stored = prior
             entry = self.matches.store.entry(match_id, version)
-            if stored != fingerprint or entry is None or entry["kind"] != "undo":
+            if stored != fingerprint or entry is None:
                 raise _key_reused()
+            if entry["kind"] != "undo":
+                # An undo of sealed steps whose draft this entry (the seat's confirming step)
+                # carried: its key moved to the log with the draft (see ``APPEND_LUA``).
+                return "applied", None
             request = self.records.undo_request(match_id, entry["request"]) if entry.get("request") else None
             if request is None:
                 return "applied", entry
@@ -170,11 +174,14 @@ class History:
                 return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
         record = self.matches.record(match_id)
         if has_drafts(self.matches.game(record)):
-            undone = self.matches.store.draft(match_id, seat).undone.get(key)
+            draft = self.matches.store.draft(match_id, seat)
+            undone = draft.undone.get(key)
             if undone is not None:
                 if undone[1] != fingerprint:
                     raise _key_reused()
                 return "applied", None
+            if key in draft.keys or key in draft.dropped:  # a sealed step's, kept or undone
+                raise _key_reused()
         return None
 
     def _ask(self, match_id: str, request: dict) -> dict:

@@ -31,7 +31,9 @@ exactly these, and proves it by passing the contract suite
   idempotency_key=None, fingerprint=None)``: a seat's private steps beside the
   log (see :mod:`gameroom.eventstore.drafts`); every write checks what the
   writer saw (a conflict otherwise), a repeated key replays (a pop keeps its
-  key in the draft: ``Draft.undone``).
+  key in the draft: ``Draft.undone``, and the keys of the steps it drops with
+  them: ``Draft.dropped``), and a push and a pop never share a key
+  (``DraftResult.reused``).
 - ``read(match_id, after=0, upto=None)``, ``read_page(match_id, after, limit)``,
   ``entry(match_id, version)``, ``version(match_id)`` (0 when unknown).
 - ``subscribe(match_id, after, block_ms)``: entries after ``after``, waiting up

@@ -42,7 +42,10 @@ from . import keys
 # ARGV[5] idempotency key, or "" for none
 # ARGV[6] fingerprint of the request that carries the key, or ""
 # Returns {"ok", count} | {"dup", "<version>[:<fingerprint>]"} (the key's step is in the log)
-#       | {"dupstep", "<step>[:<fingerprint>]"} (the key's step is in the draft) | {"conflict", version}
+#       | {"dupstep", "<step>[:<fingerprint>]"} (the key's step is in the draft)
+#       | {"dropped", "<fingerprint>:<step JSON>"} (the key's step was undone: see POP_LUA)
+#       | {"undokey", "<count left>[:<fingerprint>]"} (an undo of draft steps used the key)
+#       | {"conflict", version}
 PUSH_LUA = """
 local same_base = redis.call('HGET', KEYS[1], 'base') == ARGV[2]
 if ARGV[5] ~= '' then
@@ -51,6 +54,10 @@ if ARGV[5] ~= '' then
   if same_base then
     local step = redis.call('HGET', KEYS[1], 'k:' .. ARGV[5])
     if step then return {'dupstep', step} end
+    local dropped = redis.call('HGET', KEYS[1], 'd:' .. ARGV[5])
+    if dropped then return {'dropped', dropped} end
+    local undo = redis.call('HGET', KEYS[1], 'u:' .. ARGV[5])
+    if undo then return {'undokey', undo} end
   end
 end
 local current = redis.call('XLEN', KEYS[2])
@@ -80,25 +87,39 @@ return {'ok', n}
 # ARGV[4] the undo's idempotency key, or "" for none: kept as ``u:<key>`` (``<count left>[:<fingerprint>]``)
 # ARGV[5] fingerprint of the request that carries the key, or ""
 # Returns {"ok", count left} | {"dup", "<count left>[:<fingerprint>]"} (the key's pop was done:
-# nothing dropped) | {"conflict", version}
+# nothing dropped) | {"movekey", ""} (a step of the draft, kept or dropped, used the key: nothing
+# dropped) | {"conflict", version}
+#
+# The dropped steps' keys are not forgotten: each ``k:<key>`` becomes ``d:<key>``
+# (``<fingerprint>:<step JSON>``, the fingerprint "" if none), so that a repeat of that move
+# replays its step instead of taking it again.
 POP_LUA = """
 local current = redis.call('XLEN', KEYS[2])
 if redis.call('HGET', KEYS[1], 'base') ~= ARGV[1] then return {'conflict', current} end
 if ARGV[4] ~= '' then
   local prior = redis.call('HGET', KEYS[1], 'u:' .. ARGV[4])
   if prior then return {'dup', prior} end
+  if redis.call('HEXISTS', KEYS[1], 'k:' .. ARGV[4]) == 1 or redis.call('HEXISTS', KEYS[1], 'd:' .. ARGV[4]) == 1 then
+    return {'movekey', ''}
+  end
 end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if n ~= tonumber(ARGV[2]) then return {'conflict', current} end
 local keep = n - tonumber(ARGV[3])
 if keep < 0 then return {'conflict', current} end
-for i = keep + 1, n do redis.call('HDEL', KEYS[1], 's:' .. i) end
 local fields = redis.call('HGETALL', KEYS[1])
 for i = 1, #fields, 2 do
-  if string.sub(fields[i], 1, 2) == 'k:' and tonumber(string.match(fields[i + 1], '^%d+')) > keep then
-    redis.call('HDEL', KEYS[1], fields[i])
+  if string.sub(fields[i], 1, 2) == 'k:' then
+    local number = tonumber(string.match(fields[i + 1], '^%d+'))
+    if number > keep then
+      local fingerprint = string.match(fields[i + 1], '^%d+:(.*)$') or ''
+      local step = redis.call('HGET', KEYS[1], 's:' .. number)
+      redis.call('HSET', KEYS[1], 'd:' .. string.sub(fields[i], 3), fingerprint .. ':' .. step)
+      redis.call('HDEL', KEYS[1], fields[i])
+    end
   end
 end
+for i = keep + 1, n do redis.call('HDEL', KEYS[1], 's:' .. i) end
 redis.call('HSET', KEYS[1], 'n', keep)
 if ARGV[4] ~= '' then
   local record = tostring(keep)
@@ -119,6 +140,8 @@ class Draft:
     keys: dict = field(default_factory=dict)
     #: idempotency key of an undo of draft steps -> (the steps it left, its fingerprint or None)
     undone: dict = field(default_factory=dict)
+    #: idempotency key of a step an undo dropped -> (its fingerprint or None, the step)
+    dropped: dict = field(default_factory=dict)
 
     def current(self, barrier: int) -> list:
         """The steps, if the draft was written against ``barrier`` (else none: it is stale)."""
@@ -139,8 +162,11 @@ class DraftResult:
     """The outcome of a push or a pop: the draft's new length, or a replay of an idempotency key.
 
     ``duplicate``: the key was seen; for a push, ``step`` is its step's number in the draft, or
-    ``version`` the entry that carries it once the draft was flushed; for a pop, ``count`` the
-    steps its first use left; ``fingerprint`` is the one stored with the key (None if none).
+    ``version`` the entry that carries it once the draft was flushed, or ``dropped`` the step
+    itself once an undo dropped it; for a pop, ``count`` the steps its first use left;
+    ``fingerprint`` is the one stored with the key (None if none). ``reused``: the key is the
+    other kind's (a push found an undo's, a pop a step's): nothing was done, and the caller
+    refuses the request (idempotency-key-reused).
     """
 
     count: int = 0
@@ -148,6 +174,13 @@ class DraftResult:
     step: int | None = None
     version: int | None = None
     fingerprint: str | None = None
+    dropped: dict | None = None
+    reused: bool = False
+
+
+def _dropped(raw) -> tuple[str | None, dict]:
+    fingerprint, _, step = _text(raw).partition(":")
+    return fingerprint or None, json.loads(step)
 
 
 def _text(raw) -> str:
@@ -175,7 +208,8 @@ class Drafts:
         steps = [json.loads(found[f"s:{i}"]) for i in range(1, count + 1)]
         seen = {k[2:]: _split(v) for k, v in found.items() if k.startswith("k:")}
         undone = {k[2:]: _split(v) for k, v in found.items() if k.startswith("u:")}
-        return Draft(int(found["base"]), steps, seen, undone)
+        dropped = {k[2:]: _dropped(v) for k, v in found.items() if k.startswith("d:")}
+        return Draft(int(found["base"]), steps, seen, undone, dropped)
 
     def push(
         self,
@@ -193,7 +227,7 @@ class Drafts:
         Raises :class:`VersionConflict` unless the log is at ``expected_version`` and
         the draft holds ``count`` steps on ``base`` (a draft on another base is
         replaced when ``count`` is 0). A seen ``idempotency_key`` adds nothing and
-        returns a duplicate result.
+        returns a duplicate result (``reused`` if an undo of the draft used it).
         """
         outcome, value = self._push(
             keys=[keys.draft(match_id, seat), keys.events(match_id), keys.idempotency(match_id)],
@@ -215,6 +249,11 @@ class Drafts:
         if outcome == "dupstep":
             number, stored = _split(value)
             return DraftResult(duplicate=True, step=number, fingerprint=stored)
+        if outcome == "dropped":
+            stored, dropped = _dropped(value)
+            return DraftResult(duplicate=True, dropped=dropped, fingerprint=stored)
+        if outcome == "undokey":
+            return DraftResult(duplicate=True, reused=True, fingerprint=_split(value)[1])
         return DraftResult(int(value))
 
     def pop(
@@ -230,7 +269,8 @@ class Drafts:
         """Drop the last ``steps`` steps of a draft that holds ``count`` on ``base``; returns how
         many are left (``count``). :class:`VersionConflict` if the draft is not as the caller saw it.
         ``idempotency_key``: the undo's, kept in the draft with the pop (:attr:`Draft.undone`); a
-        draft that has it drops nothing and returns a duplicate result (with the fingerprint)."""
+        draft that has it drops nothing and returns a duplicate result (with the fingerprint), as
+        does one where a step used it (``reused``)."""
         outcome, value = self._pop(
             keys=[keys.draft(match_id, seat), keys.events(match_id)],
             args=[base, count, steps, idempotency_key or "", fingerprint or ""],
@@ -241,4 +281,6 @@ class Drafts:
         if outcome == "dup":
             left, stored = _split(value)
             return DraftResult(left, duplicate=True, fingerprint=stored)
+        if outcome == "movekey":
+            return DraftResult(duplicate=True, reused=True)
         return DraftResult(int(value))

@@ -61,7 +61,9 @@ def undo_settled(match_id: str) -> str:
 
 def draft(match_id: str, seat: int) -> str:
     """Hash: ``seat``'s sealed steps not yet in the log (see ``drafts.py``): ``base``, ``n``,
-    ``s:<i>`` (step *i*, JSON) and ``k:<idempotency key>`` (``<i>[:<fingerprint>]``)."""
+    ``s:<i>`` (step *i*, JSON), ``k:<idempotency key>`` (``<i>[:<fingerprint>]``), ``d:<key>``
+    (a dropped step's: ``<fingerprint>:<step JSON>``) and ``u:<key>`` (an undo's:
+    ``<steps left>[:<fingerprint>]``)."""
     return _match(match_id, f"draft:{seat}")
 
 

@@ -40,8 +40,10 @@ from .drafts import Draft, DraftFlush, DraftResult, Drafts
 # Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
 #
 # With a draft, the entry carries the seat's sealed steps (``sealed``): the draft is checked
-# and deleted in the same atomic step, and its steps' idempotency keys move to KEYS[2] with
-# this entry's version, so a retried step replays instead of acting twice.
+# and deleted in the same atomic step, and its idempotency keys move to KEYS[2] with this
+# entry's version, so a retried step replays instead of acting twice: its steps' keys, and
+# those of the steps undone in it and of the undos that dropped them (see drafts.py), so that
+# none of them is taken for a new request once the draft is gone.
 #
 # An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
 # without a fingerprint, as before fingerprints existed), so that a key reused
@@ -68,10 +70,16 @@ if KEYS[6] then
   if drafted then
     local fields = redis.call('HGETALL', KEYS[6])
     for i = 1, #fields, 2 do
-      if string.sub(fields[i], 1, 2) == 'k:' then
-        local fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
+      local prefix = string.sub(fields[i], 1, 2)
+      local fingerprint = nil
+      if prefix == 'k:' or prefix == 'u:' then
+        fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
+      elseif prefix == 'd:' then
+        fingerprint = string.match(fields[i + 1], '^([^:]*):')
+      end
+      if prefix == 'k:' or prefix == 'u:' or prefix == 'd:' then
         local record = version
-        if fingerprint then record = version .. ':' .. fingerprint end
+        if fingerprint and fingerprint ~= '' then record = version .. ':' .. fingerprint end
         redis.call('HSETNX', KEYS[2], string.sub(fields[i], 3), record)
       end
     end

@@ -297,18 +297,42 @@ class EventStoreContract:
         assert store.append("m", {}, 2, draft=DraftFlush(0, 3, 0)).version == 3
         assert store.draft("m", 0) == Draft()
 
-    def test_popping_a_draft_drops_its_last_steps_and_their_keys(self, store):
+    def test_popping_a_draft_drops_its_last_steps_and_keeps_their_keys_with_them(self, store):
         store.append("m", {}, 0)
         for n in range(3):
-            store.push_draft("m", 0, {"n": n}, 1, 1, n, idempotency_key=f"0:k{n}")
+            store.push_draft("m", 0, {"n": n}, 1, 1, n, idempotency_key=f"0:k{n}", fingerprint=f"f{n}")
         assert store.pop_draft("m", 0, base=1, count=3, steps=2).count == 1
-        assert store.draft("m", 0) == Draft(1, [{"n": 0}], {"0:k0": (1, None)})
+        dropped = {"0:k1": ("f1", {"n": 1}), "0:k2": ("f2", {"n": 2})}
+        assert store.draft("m", 0) == Draft(1, [{"n": 0}], {"0:k0": (1, "f0")}, dropped=dropped)
         for base, count, steps in ((2, 1, 1), (1, 3, 1), (1, 1, 2)):
             with pytest.raises(VersionConflict):
                 store.pop_draft("m", 0, base=base, count=count, steps=steps)
         assert store.draft("m", 0).steps == [{"n": 0}]
-        # the dropped step's key is free again
-        assert store.push_draft("m", 0, {"n": 5}, 1, 1, 1, idempotency_key="0:k1").duplicate is False
+        # a dropped step's key replays it (with its fingerprint) instead of adding a step
+        replay = store.push_draft("m", 0, {"n": 5}, 1, 1, 1, idempotency_key="0:k1", fingerprint="f1")
+        assert (replay.duplicate, replay.dropped, replay.fingerprint) == (True, {"n": 1}, "f1")
+        assert store.draft("m", 0).steps == [{"n": 0}]
+
+    def test_moves_and_undos_of_a_draft_share_its_keys(self, store):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 0}, 1, 1, 0, idempotency_key="0:step", fingerprint="fs")
+        store.push_draft("m", 0, {"n": 1}, 1, 1, 1, idempotency_key="0:gone")
+        store.pop_draft("m", 0, 1, 2, 1, idempotency_key="0:undo", fingerprint="fu")
+        for key in ("0:step", "0:gone"):  # a step's key, kept or dropped, drops nothing
+            assert store.pop_draft("m", 0, 1, 1, 1, idempotency_key=key).reused is True
+        pushed = store.push_draft("m", 0, {"n": 2}, 1, 1, 1, idempotency_key="0:undo")
+        assert (pushed.duplicate, pushed.reused, pushed.fingerprint) == (True, True, "fu")
+        assert store.draft("m", 0).steps == [{"n": 0}]
+
+    def test_an_append_carrying_a_draft_keeps_the_keys_of_its_undone_steps_and_undos(self, store, records):
+        store.append("m", {}, 0)
+        store.push_draft("m", 0, {"n": 0}, 1, 1, 0, idempotency_key="0:gone", fingerprint="fg")
+        store.pop_draft("m", 0, 1, 1, 1, idempotency_key="0:undo", fingerprint="fu")
+        store.push_draft("m", 0, {"n": 1}, 1, 1, 0, idempotency_key="0:kept")
+        store.append("m", {"sealed": [{"n": 1}]}, 1, draft=DraftFlush(0, 1, 1))
+        assert records.idempotent("m", "0:gone") == (2, "fg")
+        assert records.idempotent("m", "0:undo") == (2, "fu")
+        assert records.idempotent("m", "0:kept") == (2, None)
 
     def test_a_repeated_draft_pop_key_drops_nothing_more(self, store):
         store.append("m", {}, 0)

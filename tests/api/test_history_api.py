@@ -676,3 +676,60 @@ def test_an_approval_saved_but_never_applied_is_applied_by_its_repeat(h, redis_c
     assert done["request"]["status"] == "approved" and done["entry"]["kind"] == "undo"
     assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
     assert _kinds(h, m) == ["setup", "move", "move", "undo"]
+
+
+# -- sealed steps: a seat's moves and undos share its keys ----------------------------------
+
+
+def _sealed(api):
+    """A two-seat Look at the Stars match and a sealed step seat 0 may take first."""
+    match_id, tokens = api.create("look-at-the-stars", [{"name": "Ana"}, {"name": "Bo"}], seed="keys")
+    step = next(m for m in api.legal(match_id, tokens[0]) if m["type"] not in ("confirm_turn", "skip_card"))
+    return match_id, tokens[0], step
+
+
+def _sealed_steps(api, match_id, token):
+    return api.state(match_id, token).get("sealed_steps", 0)  # shown only when there are some
+
+
+def _keyed(api, match_id, token, key, path, body):
+    return api.post(f"/api/matches/{match_id}/{path}", body, token=token, headers={"Idempotency-Key": key})
+
+
+def test_a_sealed_step_s_key_undoes_nothing_and_a_draft_undo_s_key_moves_nothing(api, expect_problem):
+    match_id, ana, step = _sealed(api)
+    assert _keyed(api, match_id, ana, "x", "moves", {"move": step}).status_code == 201
+    expect_problem(_keyed(api, match_id, ana, "x", "undo", {"steps": 1}), 422, "idempotency-key-reused")
+    assert _sealed_steps(api, match_id, ana) == 1
+    assert _keyed(api, match_id, ana, "y", "undo", {"steps": 1}).status_code == 201
+    assert _sealed_steps(api, match_id, ana) == 0
+    expect_problem(_keyed(api, match_id, ana, "y", "moves", {"move": step}), 422, "idempotency-key-reused")
+    expect_problem(_keyed(api, match_id, ana, "x", "undo", {"steps": 1}), 422, "idempotency-key-reused")
+    assert _sealed_steps(api, match_id, ana) == 0
+
+
+def test_a_sealed_step_repeated_after_its_undo_replays_and_is_never_taken_again(api, expect_problem):
+    match_id, ana, step = _sealed(api)
+    first = _keyed(api, match_id, ana, "x", "moves", {"move": step}).get_json()
+    assert api.post(f"/api/matches/{match_id}/undo", {"steps": 1}, token=ana).status_code == 201
+    again = _keyed(api, match_id, ana, "x", "moves", {"move": step})
+    assert again.status_code == 201, again.get_json()
+    body = again.get_json()
+    assert body["duplicate"] is True and (body["events"], body["text"]) == (first["events"], first["text"])
+    assert "sealed_steps" not in body["state"] and _sealed_steps(api, match_id, ana) == 0
+    other = next(m for m in api.legal(match_id, ana) if m not in (step, {"type": "confirm_turn"}))
+    expect_problem(_keyed(api, match_id, ana, "x", "moves", {"move": other}), 422, "idempotency-key-reused")
+    # Confirmed: the draft is gone, its keys stay (with the confirming entry), none acts again.
+    assert _keyed(api, match_id, ana, "z", "moves", {"move": step}).get_json()["duplicate"] is False
+    assert _keyed(api, match_id, ana, "y", "undo", {"steps": 1}).status_code == 201
+    assert api.move(match_id, ana, {"type": "skip_card"}).status_code == 201
+    assert api.move(match_id, ana, {"type": "confirm_turn"}).status_code == 201
+    version = api.state(match_id, ana)["version"]
+    replay = _keyed(api, match_id, ana, "x", "moves", {"move": step})
+    assert replay.status_code == 201 and replay.get_json()["duplicate"] is True
+    undo = _keyed(api, match_id, ana, "y", "undo", {"steps": 1})
+    assert (
+        undo.status_code == 201 and undo.get_json()["status"] == "applied" and "entry" not in undo.get_json()
+    )
+    expect_problem(_keyed(api, match_id, ana, "y", "moves", {"move": step}), 422, "idempotency-key-reused")
+    assert api.state(match_id, ana)["version"] == version
