@@ -54,6 +54,12 @@ def _key_reused() -> ValidationFailed:
     )
 
 
+def _holds_key(request: dict, key: str) -> bool:
+    """Whether an undo request was the answer to an undo sent with idempotency ``key``: the one
+    that opened it (``key``) or a repeat of it answered with it (``more_keys``, with fingerprints)."""
+    return request.get("key") == key or key in request.get("more_keys", {})
+
+
 class History:
     def __init__(self, matches: Matches):
         self.matches = matches
@@ -168,8 +174,9 @@ class History:
                 return "applied", entry
             return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
         for request in self.records.kept_undo_requests(match_id):
-            if request.get("key") == key:
-                if request.get("fingerprint") != fingerprint:
+            if _holds_key(request, key):
+                stored = request["fingerprint"] if request.get("key") == key else request["more_keys"][key]
+                if stored != fingerprint:
                     raise _key_reused()
                 return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
         record = self.matches.record(match_id)
@@ -203,7 +210,14 @@ class History:
                     )
                     return request
             elif (mine[0]["base_version"], mine[0]["steps"]) == (request["base_version"], request["steps"]):
-                return mine[0]
+                key = request.get("key")
+                if key is None or _holds_key(mine[0], key):
+                    return mine[0]
+                # Answered with this request, the repeat's key must find it again, as the first's does.
+                more = {**mine[0].get("more_keys", {}), key: request["fingerprint"]}
+                kept = {**mine[0], "more_keys": more}
+                if self.records.save_undo_request(match_id, kept, was=mine[0]):
+                    return kept
             else:
                 self.records.save_undo_request(match_id, {**mine[0], "status": "withdrawn"}, was=mine[0])
             # Someone else's write came first (a racing request of this seat, or a vote): look again.
@@ -305,7 +319,9 @@ class History:
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
         """Record ``seat``'s vote; when all approve, the undo is applied. Returns (request, entry).
 
-        A seat's vote is final: the same vote again answers the request as it stands (and applies
+        A seat's vote is final: the same vote again answers the request as it stands, also once
+        it is decided by that vote (approved, refused), so a vote whose answer was lost can be sent
+        again (and applies
         it, if every vote is in but the undo is not: the approving process died before its
         append), another vote is 409 vote-already-cast. Every vote is saved with a compare-and-set
         against the request as read, the last approval too, before it appends the undo: of a
@@ -316,6 +332,13 @@ class History:
             stored = self._stored(match_id, request_id)
             request = self._as_of(match_id, stored, self.matches.store.version(match_id))
             if request["status"] != "pending":
+                decided = {"approved": True, "refused": False}.get(request["status"])
+                if (
+                    decided is not None
+                    and decided == bool(approve)
+                    and request["votes"].get(str(seat)) is decided
+                ):
+                    return request, None  # the vote that decided it, sent again (its answer was lost)
                 raise Conflict(
                     f"The undo request is {request['status']}.", code=f"undo-request-{request['status']}"
                 )

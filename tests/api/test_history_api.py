@@ -440,10 +440,12 @@ def test_racing_approvals_apply_the_undo_once_and_none_reads_withdrawn(h):
     for _ in range(6):
         m, t, request = _asked(h)
         replies = _race(h, *[lambda own: own.vote(m, request["id"], t[1], True)] * 4)
-        answers = sorted((r.status_code, r.get_json().get("code")) for r in replies)
-        assert answers == [(200, None)] + [(409, "undo-request-approved")] * 3, answers
-        [done] = [r.get_json() for r in replies if r.status_code == 200]
-        assert done["request"]["status"] == "approved" and done["entry"]["kind"] == "undo"
+        # The same seat's vote sent four times: each answers the request as its vote left it,
+        # one of them with the undo it appended.
+        assert [r.status_code for r in replies] == [200] * 4, [r.get_json() for r in replies]
+        assert {r.get_json()["request"]["status"] for r in replies} == {"approved"}
+        [done] = [r.get_json() for r in replies if r.get_json().get("entry")]
+        assert done["entry"]["kind"] == "undo"
         assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
         kinds = [e["kind"] for e in h.get(f"/api/matches/{m}/events").get_json()["entries"]]
         assert kinds == ["setup", "move", "move", "undo"]
@@ -460,8 +462,9 @@ def test_an_applied_request_reads_approved_though_its_approval_was_never_saved(h
     shown = h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()
     assert shown["status"] == "approved" and shown["votes"] == {"1": True}
     assert _listed(h, m) == []
-    r = h.vote(m, request["id"], t[1], True)
-    assert r.status_code == 409 and r.get_json()["code"] == "undo-request-approved"
+    r = h.vote(m, request["id"], t[1], True)  # the deciding vote again: as it stands, nothing more
+    assert r.status_code == 200 and r.get_json()["request"]["status"] == "approved"
+    assert not r.get_json().get("entry")
     h.play(m, t[0], "step")  # a later move does not turn it into a withdrawn one either
     assert h.get(f"/api/matches/{m}/undo-requests/{request['id']}").get_json()["status"] == "approved"
 
@@ -554,6 +557,42 @@ def test_a_keyed_undo_request_repeated_is_the_same_request_and_once_approved_und
     assert again.status_code == 202 and again.get_json()["request"]["status"] == "approved"
     assert again.get_json()["request"] == {**request, "status": "approved", "votes": {"1": True}}
     assert _kinds(h, m).count("undo") == 1 and h.state(m)["version"] == 6
+
+
+def test_a_repeat_answered_with_a_pending_request_under_another_key_is_a_repeat_of_it_for_good(h):
+    """A second ask for the same steps (the user clicks again, with a new key) is answered with
+    the pending request; retried once that request is settled, its key answers with it too,
+    instead of undoing a step more (approved) or asking the others again (refused)."""
+    for approve, status in ((True, "approved"), (False, "refused")):
+        m, t = _two_rounds(h)
+        request = h.undo(m, t[0], key="first").get_json()["request"]
+        second = h.undo(m, t[0], key="second")
+        assert second.status_code == 202 and second.get_json()["request"] == request
+        assert h.vote(m, request["id"], t[1], approve).get_json()["request"]["status"] == status
+        version = h.state(m)["version"]
+        for key in ("second", "first"):
+            again = h.undo(m, t[0], key=key)
+            assert again.status_code == 202, again.get_json()
+            assert again.get_json()["request"]["id"] == request["id"]
+            assert again.get_json()["request"]["status"] == status
+            assert set(again.get_json()["request"]) == set(request)  # the keys are never shown
+        assert h.state(m)["version"] == version and _kinds(h, m).count("undo") == (1 if approve else 0)
+        assert h.undo(m, t[0], key="second", steps=2).get_json()["code"] == "idempotency-key-reused"
+
+
+def test_the_vote_that_decided_a_request_sent_again_answers_as_it_stands(h):
+    """A vote's answer lost: sending it again gets the request as its vote left it (200), not a
+    409 that reads as if the vote had failed; the other vote is still refused."""
+    for approve, status in ((True, "approved"), (False, "refused")):
+        m, t = _two_rounds(h)
+        request = h.undo(m, t[0]).get_json()["request"]
+        assert h.vote(m, request["id"], t[1], approve).status_code == 200
+        version = h.state(m)["version"]
+        again = h.vote(m, request["id"], t[1], approve)
+        assert again.status_code == 200 and again.get_json()["request"]["status"] == status
+        other = h.vote(m, request["id"], t[1], not approve)
+        assert other.status_code == 409 and other.get_json()["code"] == f"undo-request-{status}"
+        assert h.state(m)["version"] == version and _kinds(h, m).count("undo") == (1 if approve else 0)
 
 
 def _two_sealed_steps(seat):
