@@ -12,7 +12,12 @@ import os
 import sys
 
 from gameroom.config import Config, ConfigError
-from gameroom.serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
+from gameroom.serving import (
+    check_served_settings,
+    gunicorn_settings,
+    quiet_late_ssl_patch_warning,
+    raise_open_files_limit,
+)
 
 # This file imports redis-py (and ssl) in the master, before the gevent workers patch: harmless
 # here, and said by a warning in every worker's boot otherwise (as in ``gameroom serve``).
@@ -42,6 +47,7 @@ def _web_workers() -> int:
 
 try:
     _config = Config.from_env()
+    check_served_settings(_config)
 except ConfigError as exc:
     _refuse(str(exc))
 _settings = gunicorn_settings(

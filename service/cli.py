@@ -655,9 +655,17 @@ def _tournament_arguments(seats: str, budget, search_settings, options_json, cha
         raise click.BadParameter(f"not JSON: {exc}", param_hint="--options") from None
     if chart:
         try:
-            import matplotlib  # noqa: F401
+            from matplotlib.figure import Figure
         except ImportError:
             raise click.UsageError("--chart needs matplotlib: pip install 'gameroom[dev]'") from None
+        kinds = Figure().canvas.get_supported_filetypes()
+        suffix = os.path.splitext(chart)[1].lstrip(".").lower()
+        if suffix not in kinds:
+            raise click.BadParameter(
+                f"{chart}: a chart is an image file; end its name with one of "
+                f"{', '.join('.' + k for k in sorted(kinds))} (.png is usual).",
+                param_hint="--chart",
+            )
     return levels, parsed, options
 
 

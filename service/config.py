@@ -98,7 +98,25 @@ class Config:
                 except ValueError:
                     raise ConfigError(f"{name}={raw!r} is not {_KIND.get(f.type, 'valid')}.") from None
                 _check_range(name, raw, values[f.name], RANGES.get(f.name))
+                _check_choice(name, raw, CHOICES.get(f.name))
         return replace(cls(**values), **overrides)
+
+
+#: The words a setting of a few choices may take (compared as given, but log levels in any case):
+#: a typo must not turn the AI off or the fsync policy into a boot failure later.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "ai_mode": ("rq", "off"),
+    "redis_appendfsync": ("always", "everysec", "no"),
+    "log_level": ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+}
+
+
+def _check_choice(name: str, raw: str, choices: tuple[str, ...] | None) -> None:
+    if choices is None:
+        return
+    value = raw.upper() if name == "GAMEROOM_LOG_LEVEL" else raw
+    if value not in choices:
+        raise ConfigError(f"{name}={raw!r} is not one of {', '.join(choices)}.")
 
 
 #: The values each numeric setting may take, ``(lowest, highest or None, unit)``, read

@@ -42,6 +42,35 @@ _QUERY = re.compile(r"\?[^\s'\"]*")
 SHORT_REQUEST_HEADROOM = 1000
 
 
+def check_served_settings(config: Config) -> None:
+    """Refuse, with :class:`~gameroom.config.ConfigError`, the Redis settings every worker would
+    fail to boot on (deploy/gunicorn.conf.py, before gunicorn forks; ``gameroom serve`` checks the
+    same in its own words): a URL no client can use, a Redis Cluster for RQ's queue."""
+    import redis
+
+    from .config import ConfigError
+    from .eventstore.connect import ClusterURLError, is_cluster_url, parse_cluster_url, refuse_cluster_queue
+
+    for name, url in (
+        ("GAMEROOM_REDIS_URL", config.redis_url),
+        ("GAMEROOM_QUEUE_REDIS_URL", config.queue_redis_url),
+    ):
+        if not url:
+            continue
+        try:
+            if is_cluster_url(url):
+                parse_cluster_url(url)
+            else:
+                redis.Redis.from_url(url)
+        except ValueError as exc:  # ClusterURLError is one too
+            raise ConfigError(f"{name} is not a Redis URL: {exc}") from None
+    if config.ai_mode == "rq":
+        try:
+            refuse_cluster_queue(config.queue_redis_url, config.redis_url)
+        except ClusterURLError as exc:
+            raise ConfigError(str(exc)) from None
+
+
 def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
     """gunicorn's settings for ``workers`` processes of the API listening on ``bind``."""
     streams = config.sse_max_streams or 10_000

@@ -110,6 +110,12 @@ def test_the_bounds_of_a_range_are_allowed():
         ),
         ({"GAMEROOM_PORT": "abc"}, "Error: GAMEROOM_PORT='abc' is not a whole number."),
         ({"GAMEROOM_WEB_WORKERS": "x"}, "Error: GAMEROOM_WEB_WORKERS='x' is not a number of processes"),
+        ({"GAMEROOM_REDIS_URL": "ftp://x"}, "Error: GAMEROOM_REDIS_URL is not a Redis URL"),
+        (
+            {"GAMEROOM_REDIS_URL": "redis+cluster://127.0.0.1:7301"},
+            "Error: RQ's queue needs a plain Redis, not a cluster",
+        ),
+        ({"GAMEROOM_LOG_LEVEL": "LOUD"}, "Error: GAMEROOM_LOG_LEVEL='LOUD' is not one of"),
     ],
 )
 def test_gunicorn_with_the_deploy_config_refuses_a_bad_setting_with_one_line(env, says, tmp_path):
@@ -130,3 +136,20 @@ def test_gunicorn_with_the_deploy_config_refuses_a_bad_setting_with_one_line(env
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(says) and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (tmp_path / "var").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [("GAMEROOM_AI_MODE", "RQ"), ("GAMEROOM_AI_MODE", "on"), ("GAMEROOM_REDIS_APPENDFSYNC", "sometimes")],
+)
+def test_a_setting_of_a_few_words_takes_only_those(name, raw):
+    """A typo must not turn the AI off (anything but "rq" did) or fail later, in the embedded Redis."""
+    with pytest.raises(ConfigError, match=f"{name}='{raw}' is not one of"):
+        Config.from_env({name: raw})
+
+
+def test_the_words_a_setting_takes_are_accepted_and_log_levels_in_any_case():
+    config = Config.from_env(
+        {"GAMEROOM_AI_MODE": "off", "GAMEROOM_REDIS_APPENDFSYNC": "everysec", "GAMEROOM_LOG_LEVEL": "debug"}
+    )
+    assert (config.ai_mode, config.redis_appendfsync, config.log_level) == ("off", "everysec", "debug")

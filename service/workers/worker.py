@@ -349,14 +349,19 @@ def down_roles(wiring: Wiring) -> str:
     return " and ".join(down) or "Redis (it answers again)"
 
 
-def _read_seed_secret(wiring: Wiring) -> None:
+def _read_seed_secret(wiring: Wiring, quiet: bool = False) -> None:
     """Read what every job would otherwise ask Redis for again: the seed secret (on the events
     Redis), and the queue Redis's version (RQ's enqueue asks it once per client, and caches it on
-    the client). Each is asked on its own, so that a warning names the Redis that did not answer."""
+    the client). Each is asked on its own, so that a warning names the Redis that did not answer.
+    ``quiet``: raise instead (the caller's retry logs one line per attempt)."""
     shared = wiring.clients.queue is wiring.clients.events
     try:
         wiring.matches.seeding  # noqa: B018 - reads (or makes) the stored secret, once per process
     except (redis.ConnectionError, redis.TimeoutError, RedisClusterException) as exc:
+        if quiet:
+            if isinstance(exc, RedisClusterException):
+                raise redis.ConnectionError(str(exc)) from exc
+            raise
         log.warning(
             "worker: no answer from the %s Redis at %s yet; the seed secret is read later (%s)",
             "events and queue" if shared else "events",
@@ -369,6 +374,8 @@ def _read_seed_secret(wiring: Wiring) -> None:
         for scheduler in wiring.schedulers:
             scheduler.queue.get_redis_server_version()
     except (redis.ConnectionError, redis.TimeoutError) as exc:
+        if quiet:
+            raise
         log.warning(
             "worker: no answer from the queue Redis at %s yet (%s)",
             without_password(wiring.config.queue_redis_url or wiring.url),
@@ -402,7 +409,7 @@ def run(
         unavailable = None
         try:
             wiring.matches.store.ping()  # the events Redis, which every job needs
-            _read_seed_secret(wiring)  # after an outage at start, before the horses need it
+            _read_seed_secret(wiring, quiet=True)  # after an outage at start, before the horses need it
             worker = AIWorker([queue], connection=redis.Redis.from_url(queue_url))
             worked = worker.work(burst=burst, logging_level=log_level, with_scheduler=True)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
@@ -417,9 +424,9 @@ def run(
             else:
                 log.warning("worker: starting again in %.1fs", backoff)
             asked = _sleep_unless_stopped(backoff)
+            backoff = min(2 * backoff, MAX_BACKOFF)  # while Redis stays away: 0.5, 1, 2 … s
         elif unavailable is not None:
             log.error("worker: Redis unavailable (%s)", unavailable)
-            backoff = min(2 * backoff, MAX_BACKOFF)
         if burst or asked:
             if upkeep is not None:
                 upkeep.stopped.set()

@@ -33,6 +33,8 @@ def _refused(args):
         (["--budget", "nans"], "Invalid value for --budget"),
         (["--budget", "1/2/3s"], "Invalid value for --budget"),
         (["--options", "{"], "Invalid value for --options: not JSON"),
+        (["--chart", "out.json"], "Invalid value for --chart: out.json: a chart is an image file"),
+        (["--chart", "out"], "Invalid value for --chart: out: a chart is an image file"),
     ],
     ids=lambda c: " ".join(c) if isinstance(c, list) else None,
 )

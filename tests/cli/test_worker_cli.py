@@ -43,3 +43,29 @@ def test_an_events_redis_that_does_not_answer_is_named_as_the_events_redis(redis
     shown = away.replace("hunter2", "***")
     assert f"no answer from the events Redis at {shown} yet; the seed secret is read later" in done.stderr
     assert "queue Redis" not in done.stderr and "hunter2" not in done.stderr, done.stderr
+
+
+def test_a_worker_whose_redis_stays_away_waits_longer_each_time_in_one_line_per_attempt(redis_server):
+    """Not every 0.5 s for ever: 0.5, 1, 2, 4 … s (up to MAX_BACKOFF), one line per attempt."""
+    import time
+
+    away = f"redis://127.0.0.1:{free_port()}/0"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMEROOM_")}
+    proc = subprocess.Popen(
+        [str(GAMEROOM), "worker", "--url", redis_server.url, "--queue-url", away],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(8)
+    proc.terminate()
+    _out, err = proc.communicate(timeout=60)
+    attempts = [line for line in err.splitlines() if "starting again in" in line]
+    waits = [float(line.rsplit("starting again in ", 1)[1].rstrip("s")) for line in attempts]
+    assert 2 <= len(waits) <= 6, err  # 0.5 s each time would be ~16 in 8 s
+    assert waits == sorted(waits) and waits[-1] > waits[0], waits
+    # the start's one warning, then one line per attempt (the upkeep thread says its own, every 5 s)
+    per_attempt = [line for line in err.splitlines() if "queue Redis" in line and "upkeep:" not in line]
+    assert len(per_attempt) <= len(attempts) + 1, err
+    assert "Traceback" not in err
