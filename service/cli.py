@@ -202,18 +202,13 @@ def _check_port_free(host: str, port: int) -> None:
 
 
 def _check_redis_url(url: str, name: str) -> None:
-    """Refuse a Redis URL that no client can use, before anything starts (else every worker fails)."""
-    import redis
-
-    from .eventstore.connect import is_cluster_url, parse_cluster_url
+    """Refuse a Redis URL that no client can use, before anything starts (one error line, exit 2)."""
+    from .eventstore.connect import check_redis_url
 
     try:
-        if is_cluster_url(url):
-            parse_cluster_url(url)
-        else:
-            redis.Redis.from_url(url)
-    except ValueError as exc:  # ClusterURLError is one too
-        raise BadConfig(f"{name} is not a Redis URL: {exc}") from None
+        check_redis_url(url, name)
+    except ConfigError as exc:
+        raise BadConfig(str(exc)) from None
 
 
 def _refuse_cluster_queue(queue_url: str | None, events_url: str) -> None:

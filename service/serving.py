@@ -46,24 +46,15 @@ def check_served_settings(config: Config) -> None:
     """Refuse, with :class:`~gameroom.config.ConfigError`, the Redis settings every worker would
     fail to boot on (deploy/gunicorn.conf.py, before gunicorn forks; ``gameroom serve`` checks the
     same in its own words): a URL no client can use, a Redis Cluster for RQ's queue."""
-    import redis
-
     from .config import ConfigError
-    from .eventstore.connect import ClusterURLError, is_cluster_url, parse_cluster_url, refuse_cluster_queue
+    from .eventstore.connect import ClusterURLError, check_redis_url, refuse_cluster_queue
 
     for name, url in (
         ("GAMEROOM_REDIS_URL", config.redis_url),
         ("GAMEROOM_QUEUE_REDIS_URL", config.queue_redis_url),
     ):
-        if not url:
-            continue
-        try:
-            if is_cluster_url(url):
-                parse_cluster_url(url)
-            else:
-                redis.Redis.from_url(url)
-        except ValueError as exc:  # ClusterURLError is one too
-            raise ConfigError(f"{name} is not a Redis URL: {exc}") from None
+        if url:
+            check_redis_url(url, name)
     if config.ai_mode == "rq":
         try:
             refuse_cluster_queue(config.queue_redis_url, config.redis_url)

@@ -111,6 +111,20 @@ def client_from_url(url: str, **kwargs) -> Any:
     return redis.Redis.from_url(url, **kwargs)
 
 
+def check_redis_url(url: str, name: str) -> None:
+    """Refuse (:class:`~gameroom.config.ConfigError`, naming the setting ``name``) a Redis URL no
+    client can use, before anything starts: else every worker fails on it."""
+    from ..config import ConfigError
+
+    try:
+        if is_cluster_url(url):
+            parse_cluster_url(url)
+        else:
+            redis.Redis.from_url(url)
+    except ValueError as exc:  # ClusterURLError is one too
+        raise ConfigError(f"{name} is not a Redis URL: {exc}") from None
+
+
 def refuse_cluster_queue(queue_url: str | None, events_url: str = "") -> None:
     """RQ needs a plain Redis: refuse a cluster for the queue, naming the setting that makes it one.
 
