@@ -69,7 +69,7 @@ class Floor:
         if method == b"POST" and path == "/api/matches":
             match_id = secrets.token_hex(8)
             self.matches[match_id] = {
-                "version": 0, "cells": [None] * 9, "turn": 0, "winner": None,
+                "version": 1, "cells": [None] * 9, "turn": 0, "winner": None,
                 "draw": False, "outcome": None, "tokens": [None, None],
             }  # fmt: skip
             return 201, {"match": {"id": match_id}}

@@ -134,6 +134,10 @@ def test_an_outage_is_logged_once_then_every_few_seconds_with_a_count_and_stream
 
         # The reader says it is back once it has handed the entries out.
         lines = wait_until(until_back, 5, "the reader to log that Redis is back")
+        # Left subscribed, the reader would go on reading the stopped server after the test,
+        # logging its outage into later tests' output: it idles once its last stream is gone.
+        sub.close()
+        wait_until(lambda: not hub._has_work.is_set(), 5, "the hub's reader to idle")
     finally:
         server.stop()
     assert not any(r.exc_info for r in lines)
