@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import request
 
-from ..errors import Unauthorized
+from ..errors import BadRequest, Unauthorized
 
 
 def parse_bearer(header: str | None) -> str | None:
@@ -21,10 +21,18 @@ def parse_bearer(header: str | None) -> str | None:
 
 
 def bearer_token(allow_query: bool = False) -> str | None:
+    """The caller's token: the ``Authorization`` header's, or with ``allow_query`` (the live stream,
+    which EventSource opens without headers) ``?token=``'s. Both, naming different tokens: 400."""
     header = request.headers.get("Authorization")
-    if not header and allow_query:
-        return request.args.get("token") or None
-    return parse_bearer(header)
+    query = (request.args.get("token") or None) if allow_query else None
+    if not header:
+        return query
+    token = parse_bearer(header)
+    if query is not None and query != token:
+        raise BadRequest(
+            "The Authorization header and ?token= name different tokens: send one.", code="conflicting-tokens"
+        )
+    return token
 
 
 def caller(matches, match_id: str, *, allow_query: bool = False, required: bool = False, fresh: bool = True):

@@ -51,7 +51,12 @@ blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live
 
 
 class StreamArgsSchema(Schema):
-    token = fields.String(metadata={"description": "seat token, for clients that cannot set headers"})
+    token = fields.String(
+        metadata={
+            "description": "seat token, for clients that cannot set headers; "
+            "beside an Authorization header it must name the same token (else 400 conflicting-tokens)"
+        }
+    )
     after = number_field(0, query=True, metadata={"description": "start after this version"})
 
 
@@ -177,7 +182,7 @@ class Stream(MethodView):
         "an `end` event once the match is over and every entry was sent",
     )
     @blp.alt_response(204, description="The match is over and the caller has every entry: stop reconnecting")
-    @blp.alt_response(400, **PROBLEM, description="bad-last-event-id")
+    @blp.alt_response(400, **PROBLEM, description="bad-last-event-id, conflicting-tokens")
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(429, **PROBLEM, headers={"Retry-After": {"schema": {"type": "integer"}}})

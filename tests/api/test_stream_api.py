@@ -78,6 +78,17 @@ def test_resuming_after_a_version_the_match_does_not_have_is_refused(api, expect
     expect_problem(api.get(f"/api/matches/{match_id}/stream?after=99"), 400, "bad-last-event-id")
 
 
+def test_a_stream_given_two_different_tokens_is_refused_not_served_to_either(api, expect_problem):
+    """The header's token and ``?token=`` must agree: taking one silently would show a seat's
+    view to a client that may have meant the other."""
+    match_id, tokens = api.create(game="tic-tac-toe", seats=[{"name": "X"}, {"name": "O"}])
+    path = f"/api/matches/{match_id}/stream"
+    expect_problem(api.get(f"{path}?token={tokens[1]}", token=tokens[0]), 400, "conflicting-tokens")
+    expect_problem(api.get(f"{path}?token=nonsense", token=tokens[0]), 400, "conflicting-tokens")
+    same = api.get(f"{path}?token={tokens[0]}&after=99", token=tokens[0])
+    expect_problem(same, 400, "bad-last-event-id")  # the same token twice is taken: the next check speaks
+
+
 def _entries(body):
     frames = []
     for block in body.split("\n\n"):
