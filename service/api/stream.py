@@ -28,10 +28,11 @@ from gameroom.schemas.matches import MAX_NUMBER, number_field
 
 from .. import jsoncodec
 from ..core import lifecycle
+from ..core.matches import hash_token
 from ..errors import BadRequest
 from ..eventstore.hub import StreamLimit
 from . import problems
-from .auth import caller
+from .auth import bearer_token, seat_of
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
 from .throttle import ThrottledLog
@@ -101,15 +102,24 @@ class _FrameCache:
 _FRAMES = _FrameCache()
 
 
+def _fold(matches, match_id: str, upto: int):
+    """The match folded up to ``upto`` at least: this process's fold when it is recent enough."""
+    loaded = matches.open(match_id, fresh=False)[0]
+    return loaded if loaded.version >= upto else matches.load(match_id)
+
+
+def _retired(matches, match_id: str, token_hash: str, upto: int) -> bool:
+    """Whether the stream's token was retired (its seat left, was reclaimed...) by version ``upto``."""
+    return lifecycle.revoked(_fold(matches, match_id, upto).folded, token_hash)
+
+
 def _frames(matches, match_id: str, entries: list[dict], seat) -> tuple[str, int, bool]:
     """``(SSE text of entries for seat, last version, whether the match is over and this was its last entry)``."""
     key = (match_id, entries[0]["version"], entries[-1]["version"], seat)
     cached = _FRAMES.get(key)
     if cached is not None:
         return cached
-    loaded = matches.open(match_id, fresh=False)[0]  # this process's fold, when it is recent enough
-    if loaded.version < entries[-1]["version"]:
-        loaded = matches.load(match_id)
+    loaded = _fold(matches, match_id, entries[-1]["version"])
     parts = []
     for entry in matches.redact(loaded, entries, seat):
         parts.append(f"id: {entry['version']}\nevent: entry\ndata: {jsoncodec.dumps_text(entry)}\n\n")
@@ -119,8 +129,15 @@ def _frames(matches, match_id: str, entries: list[dict], seat) -> tuple[str, int
     return result
 
 
-def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float):
-    """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all."""
+def sse_frames(
+    matches, sub, seat, after: int, keepalive: float, max_age: float, token_hash: str | None = None
+):
+    """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all.
+
+    A seat's stream (``token_hash``: its token's) ends, sending nothing more, once the token is
+    retired (the seat left, or was given to someone else): what follows is no longer its
+    holder's to see, and the reconnect gets 401 like any other request with that token.
+    """
     match_id = sub.match_id
     with sub:
         deadline = time.monotonic() + max_age
@@ -130,6 +147,8 @@ def sse_frames(matches, sub, seat, after: int, keepalive: float, max_age: float)
         while True:
             entries = [e for e in entries if e["version"] > after]
             if entries:
+                if token_hash is not None and _retired(matches, match_id, token_hash, entries[-1]["version"]):
+                    return
                 frames, after, finished = _frames(matches, match_id, entries, seat)
                 yield frames
                 last_sent = time.monotonic()
@@ -190,7 +209,8 @@ class Stream(MethodView):
     def get(self, args, match_id):
         """Live entries as Server-Sent Events, resumable with ``Last-Event-ID``."""
         matches = current_app.extensions["gameroom"]
-        loaded, seat = caller(matches, match_id, allow_query=True)
+        token = bearer_token(allow_query=True)
+        loaded, seat = seat_of(matches, match_id, token)
         after = _start_version()
         if after > loaded.version:  # no such version: waiting for it would show nothing, ever
             raise BadRequest(
@@ -204,7 +224,15 @@ class Stream(MethodView):
             sub = current_app.extensions["gameroom_hub"].subscribe(match_id, request.remote_addr or "")
         except StreamLimit as limit:
             return _refused(limit, config.sse_retry_after)
-        frames = sse_frames(matches, sub, seat, after, config.sse_keepalive, config.sse_max_age)
+        frames = sse_frames(
+            matches,
+            sub,
+            seat,
+            after,
+            config.sse_keepalive,
+            config.sse_max_age,
+            token_hash=hash_token(token) if seat is not None else None,
+        )
         response = Response(
             frames,
             mimetype="text/event-stream",

@@ -141,6 +141,61 @@ def test_live_streams_show_each_seat_only_what_its_history_shows(redis_server, r
     assert seen["seat0"] == seen["seat0-again"]  # one seat, two streams: the same frames
 
 
+def test_a_stream_whose_seat_was_left_and_reclaimed_stops_before_the_new_holders_entries(
+    redis_server, registry, api, expect_problem
+):
+    """A seat's stream opened before its player left ends without sending anything from the
+    leave on: the seat's hidden draws are the next holder's to see, not the departed token's."""
+    created = api.post(
+        "/api/matches", {"game": "tiny-stellar-empires", "seats": [{"name": "A"}, {"name": "B"}]}
+    ).get_json()
+    match_id, admin = created["match"]["id"], created["admin_token"]
+    tokens = {int(k): v for k, v in created["tokens"].items()}
+    start = api.state(match_id)["version"]
+    bodies = {}
+
+    def listen(name, token):
+        path = f"/api/matches/{match_id}/stream" + (f"?token={token}" if token else "")
+        bodies[name] = (
+            app.test_client().get(path, headers={"Last-Event-ID": str(start)}).get_data(as_text=True)
+        )
+
+    app = create_app({"redis_url": redis_server.url, "ai_mode": "off", "sse_max_age": 10.0}, registry)
+    listeners = [
+        threading.Thread(target=listen, args=item) for item in (("old", tokens[0]), ("spectator", None))
+    ]
+    for t in listeners:
+        t.start()
+    time.sleep(0.5)
+    rnd = random.Random(3)
+
+    def play(moves):
+        for _ in range(moves):
+            summary = api.get(f"/api/matches/{match_id}").get_json()
+            if summary["status"] == "finished":
+                return
+            seat = rnd.choice(summary["active_seats"])
+            assert (
+                api.move(match_id, tokens[seat], rnd.choice(api.legal(match_id, tokens[seat]))).status_code
+                == 201
+            )
+
+    play(3)
+    left = api.post(f"/api/matches/{match_id}/leave", {}, token=tokens[0])
+    assert left.status_code == 201, left.get_json()
+    reclaimed = api.post(f"/api/matches/{match_id}/seats/0/reclaim", token=admin)
+    assert reclaimed.status_code == 201, reclaimed.get_json()
+    old, tokens[0] = tokens[0], reclaimed.get_json()["token"]
+    play(6)
+    for t in listeners:
+        t.join(15)
+    seen = {name: [e["version"] for e in _entries(body)] for name, body in bodies.items()}
+    leave_version = left.get_json()["version"]
+    assert seen["old"] and max(seen["old"]) < leave_version, seen["old"]
+    assert max(seen["spectator"]) > leave_version + 2  # the match went on, and streams saw it
+    expect_problem(api.get(f"/api/matches/{match_id}/stream?token={old}"), 401, "bad-token")
+
+
 def test_refusals_at_the_stream_cap_are_logged_once_not_once_per_request(capped, caplog, monkeypatch):
     import logging
 
