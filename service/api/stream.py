@@ -31,7 +31,7 @@ from ..core import lifecycle
 from ..core.matches import hash_token
 from ..errors import BadRequest
 from ..eventstore.hub import StreamLimit
-from . import problems
+from . import hangup, problems
 from .auth import bearer_token, seat_of
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
@@ -162,6 +162,8 @@ def sse_frames(
                 yield ": keep-alive\n\n"
                 last_sent = now
             entries = sub.get(max(0.0, min(keepalive - (now - last_sent), deadline - now)))
+            if sub.closed:  # the client went away (see :mod:`gameroom.api.hangup`)
+                return
 
 
 @blp.route("/<match_id>/stream")
@@ -238,7 +240,9 @@ class Stream(MethodView):
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+        stop_watching = hangup.watch(request.environ, sub.close)  # frees the slot as soon as the client goes
         response.call_on_close(sub.close)  # also when the client leaves before the first frame
+        response.call_on_close(stop_watching)
         return response
 
 

@@ -90,6 +90,8 @@ class Subscription:
         self.backlog_upto = 0
         self._entries: collections.deque = collections.deque()
         self._ready = threading.Event()
+        #: Closed: its slot under the caps is free, and :meth:`get` no longer waits.
+        self.closed = False
 
     def _put(self, entries: list[dict]) -> None:
         self._entries.extend(entries)
@@ -97,7 +99,7 @@ class Subscription:
 
     def get(self, timeout: float) -> list[dict]:
         """Entries handed out since the last call, waiting up to ``timeout`` seconds for one."""
-        if not self._entries:
+        if not self._entries and not self.closed:
             self._ready.wait(timeout)
         self._ready.clear()
         taken = []
@@ -106,7 +108,10 @@ class Subscription:
         return taken
 
     def close(self) -> None:
+        """Give the slot back and wake a :meth:`get` that waits (idempotent)."""
+        self.closed = True
         self.hub.unsubscribe(self)
+        self._ready.set()
 
     def __enter__(self):
         return self

@@ -3,6 +3,7 @@ hub, keep-alive every 15 s): they stay up, they scale, they end, they resume."""
 
 import subprocess
 import threading
+import time
 
 import pytest
 import redis
@@ -128,3 +129,42 @@ def test_last_event_id_resumes_across_a_server_restart(redis_server, tmp_path):
         resumed.close()
     finally:
         assert again.stop() == 0
+
+
+@pytest.mark.slow
+def test_streams_whose_clients_went_away_free_their_slots_at_once_not_at_the_next_keep_alive(
+    redis_server, tmp_path
+):
+    """A client at its stream cap that drops its streams and reconnects (a page reload, a network
+    blip) is served again at once: the slot of a closed connection is not held until a keep-alive
+    write fails (15 to 30 s later, with the default keep-alive)."""
+    env = {"GAMEROOM_SSE_MAX_STREAMS_PER_CLIENT": "3"}
+    with LiveServer(redis_server.url, tmp_path, env=env) as server:
+        match_id, _ = _match(server)
+        path = f"/api/matches/{match_id}/stream"
+        held = [RawStream(server.port, path) for _ in range(3)]
+        assert pump(held, lambda: all(s.ids() == [1] for s in held))
+        refused = RawStream(server.port, path)
+        assert pump([refused], lambda: refused.closed, timeout=10) and refused.status == 429
+        refused.close()
+        for stream in held:  # an orderly close (FIN): the server's next write would still succeed
+            stream.close()
+        # Well inside the first keep-alive (15 s): only a server that noticed the close serves these.
+        again = []
+        deadline = time.monotonic() + 10
+        while len(again) < 3 and time.monotonic() < deadline:
+            stream = RawStream(server.port, path)
+            assert pump([stream], lambda s=stream: s.status is not None, timeout=10)
+            if stream.status == 200:
+                again.append(stream)
+            else:
+                assert stream.status == 429, stream.data
+                stream.close()
+                time.sleep(0.2)
+        try:
+            assert len(again) == 3
+            assert pump(again, lambda: all(s.ids() == [1] for s in again))
+        finally:
+            for stream in again:
+                stream.close()
+        assert "Traceback" not in server.log()
