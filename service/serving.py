@@ -17,6 +17,7 @@ measurements behind these choices.
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import logging
 import re
@@ -121,7 +122,27 @@ class IdleClosingHandler(PyWSGIHandler):
         wrong = framing.request_line_problem(raw_requestline)
         if wrong is not None:
             raise framing.Refused(wrong)
-        return super().read_request(raw_requestline)
+        with self._deadline():  # the header block: refused with a 408 if it takes too long
+            return super().read_request(raw_requestline)
+
+    def _deadline(self):
+        """A request's headers (and, on the worker's own path, its small body) must all arrive
+        within ``idle_timeout`` of its request line, as nginx's ``client_header_timeout``: a client
+        that stops half-way (slowloris) would otherwise hold its connection and greenlet for ever."""
+        if not self.idle_timeout:
+            return contextlib.nullcontext()
+        late = framing.Refused(
+            f"The request did not arrive whole within {self.idle_timeout:g} s.", 408, "request-timeout"
+        )
+        return gevent.Timeout(self.idle_timeout, late)
+
+    def get_environ(self):
+        """gevent's environ, whose body reads (the app's, then gevent's draining of what is left)
+        each wait at most ``idle_timeout`` for the client, as nginx's ``client_body_timeout``."""
+        environ = super().get_environ()
+        if self.idle_timeout and self.wsgi_input is not None:
+            self.wsgi_input.rfile = _PatientReader(self.wsgi_input.rfile, self.idle_timeout)
+        return environ
 
     def MessageClass(self, rfile, *args):  # noqa: N802 (gevent's name): the request's headers, parsed
         lines = framing.read_header_lines(rfile)
@@ -205,7 +226,11 @@ class IdleClosingHandler(PyWSGIHandler):
         except OSError:  # reset by the peer: nothing to answer
             return None
         try:
-            environ = wire.read_request(line, self.rfile) if line.startswith(wire.PREFIXES) else None
+            with self._deadline():
+                environ = wire.read_request(line, self.rfile) if line.startswith(wire.PREFIXES) else None
+        except framing.Refused as late:
+            self.requestline = line
+            return self._handle_client_error(late)
         except OSError:  # reset while its body was coming
             return None
         if environ is None:  # gevent's handler reads and answers it, from this line on
@@ -264,6 +289,24 @@ class IdleClosingHandler(PyWSGIHandler):
         except OSError:
             return None
         return None if close else True
+
+
+class _PatientReader:
+    """A connection's reader as a request body's ``rfile``: each read waits at most ``seconds``."""
+
+    def __init__(self, rfile, seconds: float):
+        self._rfile, self._seconds = rfile, seconds
+
+    def _late(self):
+        return pywsgi._InvalidClientInput(f"The request's body stopped coming for {self._seconds:g} s.")
+
+    def read(self, *args):
+        with gevent.Timeout(self._seconds, self._late()):
+            return self._rfile.read(*args)
+
+    def readline(self, *args):
+        with gevent.Timeout(self._seconds, self._late()):
+            return self._rfile.readline(*args)
 
 
 class GeventWorker(GeventPyWSGIWorker):

@@ -102,7 +102,11 @@ class LeanRequests:
         kind, match_id, arg = route
         if kind == "state":
             return self._answer(lambda: self._state(match_id, environ), environ, start_response)
-        body = self._body(environ, self._schemas[kind])
+        try:
+            body = self._body(environ, self._schemas[kind])
+        except OSError:  # the client left, or stopped sending, before its body had come
+            incomplete = BadRequest("The request's body did not arrive whole.")  # Flask's code for it too
+            return problems.from_gameroom(incomplete)(environ, start_response)
         if body is None:  # Flask answers it (from the same bytes, if they were read)
             return self.wsgi_app(environ, start_response)
         if kind == "create":

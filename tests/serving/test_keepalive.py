@@ -77,3 +77,61 @@ def test_the_server_closes_an_idle_connection_after_the_advertised_timeout_not_b
         again.close()
     with socket.create_connection(("127.0.0.1", short_server.port), timeout=15) as idle:
         assert idle.recv(1) == b""  # a connection that never sends a request is closed too
+
+
+def _answer_then_close(port: int, raw: bytes, then: bytes = b"") -> tuple[bytes, bool]:
+    """Send ``raw`` and go quiet: (everything the server sent, whether it closed the connection)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        sock.sendall(raw)
+        got = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                return got, False
+            if not chunk:
+                return got, True
+            got += chunk
+
+
+MOVE_HEAD = (
+    b"POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(b"GET /api/healthz HTTP/1.1\r\n", id="request line only"),
+        pytest.param(b"GET /api/healthz HTTP/1.1\r\nHost: x\r\nAccept: ", id="headers half sent"),
+        pytest.param(MOVE_HEAD + b"\r\n" + b'{"game": ', id="body half sent, the worker's own path"),
+    ],
+)
+def test_a_request_that_stops_half_way_is_answered_408_and_its_connection_closed(short_server, raw):
+    """Slowloris: a request line, then nothing (or half the headers, or half a small body) held a
+    connection and its greenlet for ever; the keep-alive timeout bounds only the wait for a request
+    line. The whole request must now arrive within that timeout too."""
+    got, closed = _answer_then_close(short_server.port, raw)
+    assert closed and got.startswith(b"HTTP/1.1 408 "), got
+    assert b'"code":"request-timeout"' in got.replace(b" ", b""), got
+
+
+def test_a_body_that_stops_half_way_on_gevents_path_is_refused_and_closed_without_a_traceback(
+    short_server,
+):
+    """The same body behind a header the worker's own path does not take (gevent's handler and
+    the app read it): a 400 problem+json, then the connection closed; and a client that leaves
+    mid-body is no traceback in the log (it was, untimestamped)."""
+    head = MOVE_HEAD + b"X-Trace: 1\r\n\r\n"
+    got, closed = _answer_then_close(short_server.port, head + b'{"game": ')
+    assert closed and got.startswith(b"HTTP/1.1 400 "), got
+    assert b"application/problem+json" in got, got
+    with socket.create_connection(("127.0.0.1", short_server.port), timeout=15) as sock:
+        sock.sendall(head + b'{"game": ')
+    conn = http.client.HTTPConnection("127.0.0.1", short_server.port, timeout=10)
+    try:
+        assert _get(conn).status == 200  # the server is fine
+    finally:
+        conn.close()
+    time.sleep(0.5)
+    assert "Traceback" not in short_server.log(), short_server.log()[-3000:]
