@@ -123,9 +123,10 @@ def problem(lines: list[bytes], version: str) -> str | None:
             return f"The {name.decode()} header holds a bare CR or a NUL."
         lowered = name.lower()
         if lowered in (b"content-length", b"transfer-encoding"):
-            # as gevent's handler takes the value: leading blanks dropped, trailing ones kept
+            # a field value without the blanks around it (RFC 9110 §5.5), as the worker's own path
+            # (gameroom.wire) reads it: both paths take "Content-Length: 12 " alike
             (lengths if lowered == b"content-length" else codings).append(
-                value.lstrip(b" \t").decode("latin-1")
+                value.strip(b" \t").decode("latin-1")
             )
     if len(lengths) > 1:
         return "A request has at most one Content-Length header."
