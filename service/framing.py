@@ -37,6 +37,8 @@ from .api.problems import MEDIA_TYPE, problem_body
 #: The grammar of a Content-Length value (RFC 9110 §8.6): ASCII digits only (``str.isdigit``
 #: also takes ``²`` and ``１``), and at most 18 of them (``int`` refuses over 4300).
 _DIGITS = re.compile(r"[0-9]{1,18}")
+#: What a log takes for a method (RFC 9110's token, as methods are written: upper case).
+_METHOD = re.compile(r"[A-Z]{1,20}")
 #: A header name (RFC 9110 §5.1: a token).
 _TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 #: An HTTP version gevent's handler serves (ASCII digits; it also reads ``HTTP/1``, then fails).
@@ -146,5 +148,11 @@ def redacted(requestline: str, limit: int = 100) -> str:
     """What a log may say of a request line: its method and path, never its query string
     (a live stream's ``?token=``), at most ``limit`` characters."""
     words = requestline.split("?", 1)[0].split()[:2]
+    if not words or not _METHOD.fullmatch(words[0]):
+        # no request line: a header line (``Authorization:Bearer <token>``) or body bytes
+        # where one was expected; nothing of it may reach a log
+        return "-"
+    if len(words) == 2 and not words[1].startswith(("/", "*", "http://", "https://")):
+        words = words[:1]  # not a target: whatever it is, it is not shown
     shown = " ".join(words)
     return shown if len(shown) <= limit else shown[:limit] + "…"

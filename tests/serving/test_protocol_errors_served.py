@@ -202,6 +202,11 @@ def test_the_request_line_rule(line, wrong):
         ("GET /api/matches/m/str\team?token=abc HTTP/1.1\r\n", "GET /api/matches/m/str"),
         ("GET?token=abc /x HTTP/1.1\r\n", "GET"),
         ("POST /" + "a" * 200 + " HTTP/1.1\r\n", "POST /" + "a" * 94 + "…"),
+        # no request line: a header line (a token after the colon) or a body where one was due
+        ("Authorization:Bearer SEAT-TOKEN\r\n", "-"),
+        ('{"move": {"type": "take"}}\r\n', "-"),
+        ("GET SEAT-TOKEN HTTP/1.1\r\n", "GET"),
+        ("\r\n", "-"),
     ],
 )
 def test_a_logged_request_line_is_its_method_and_path_without_the_query(line, shown):
@@ -239,3 +244,14 @@ def test_more_empty_lines_than_a_client_would_send_are_refused(server, request):
     assert len(responses) == 1 and closed
     status, _headers, problem = _problem(responses[0])
     assert (status, problem["code"]) == ("HTTP/1.1 400 Bad Request", "bad-http-framing")
+
+
+def test_a_header_line_read_where_a_request_line_was_due_is_refused_without_logging_it(served):
+    """A client (or a broken proxy) that sends one empty line too many after a header block makes
+    the next header line the next request line: its token must not reach the log."""
+    logged = len(served.log())
+    raw = b"GET /api/healthz HTTP/1.1\r\nHost: x\r\n\r\nAuthorization:Bearer SEAT-TOKEN-abc123\r\n\r\n"
+    responses, closed = _exchange(served.port, raw)
+    assert _status_lines(responses) == ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"] and closed
+    log = served.log()[logged:]
+    assert "SEAT-TOKEN" not in log and "refused '-' from 127.0.0.1" in log, log
