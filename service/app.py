@@ -133,12 +133,22 @@ class _MarshmallowPlugin(MarshmallowPlugin):
     Converter = _Converter
 
 
+class ExactPaths(Flask.url_map_class):
+    """werkzeug's URL map, answering no path with a redirect: by default it merges slashes
+    (``/api//games``) with a 308 whose body is HTML and whose ``Location`` is built from the client's
+    ``Host`` header. Such a path is a 404 problem+json like any other unknown one."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "merge_slashes": False})
+
+
 class GameroomFlask(Flask):
     """Flask, parsing request bodies strictly (see :mod:`gameroom.api.bodies`) and encoding
     every JSON body with :mod:`gameroom.jsoncodec`."""
 
     json_provider_class = StrictJSONProvider
     request_class = LimitedRequest
+    url_map_class = ExactPaths
 
 
 def create_app(config: Config | dict | None = None, registry: Registry | None = None) -> Flask:

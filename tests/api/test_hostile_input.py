@@ -521,3 +521,17 @@ def test_resign_reclaim_rematch_and_release_take_no_body_or_an_empty_object(api,
     for path, token in actions:
         r = _post_typed(api, path, body, content_type, token)
         assert r.status_code == 201, (path, r.get_data(as_text=True))
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [("GET", "/api//games"), ("POST", "/api//matches"), ("GET", "//api/games"), ("GET", "/static//x.js")],
+)
+def test_a_doubled_slash_is_a_404_problem_not_a_redirect_to_the_clients_host(client, method, path):
+    """werkzeug merged slashes with a 308 (HTML body, Location built from the Host header)."""
+    response = client.open(
+        path, method=method, headers={"Host": "evil.example"}, json={} if method == "POST" else None
+    )
+    assert response.status_code == 404 and response.mimetype == "application/problem+json"
+    assert "Location" not in response.headers
+    assert response.get_json()["code"] == "not-found"
