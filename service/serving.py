@@ -123,7 +123,17 @@ class IdleClosingHandler(PyWSGIHandler):
         if wrong is not None:
             raise framing.Refused(wrong)
         with self._deadline():  # the header block: refused with a 408 if it takes too long
-            return super().read_request(raw_requestline)
+            taken = super().read_request(raw_requestline)
+        # gevent reads ``Connection`` as one word; it is a list (RFC 9110 §7.6.1), and ``close``
+        # anywhere in it means no further request is read on the connection (RFC 9112 §9.6)
+        options = {
+            word.strip().lower()
+            for value in self.headers.get_all("Connection") or ()
+            for word in value.split(",")
+        }
+        if "close" in options or (self.request_version == "HTTP/1.0" and "keep-alive" not in options):
+            self.close_connection = True
+        return taken
 
     def _deadline(self):
         """A request's headers (and, on the worker's own path, its small body) must all arrive
@@ -168,11 +178,13 @@ class IdleClosingHandler(PyWSGIHandler):
         return (str(ex.status), response)
 
     def start_response(self, status, headers, exc_info=None):
-        """gevent's, but a response to a request whose chunked body could not be read closes the
-        connection: where the next request starts is unknown, and reading on would take the rest
+        """gevent's, but a response that ends its connection says ``Connection: close`` (and no
+        ``Keep-Alive``): one to a request that asked for the close, and one to a request whose
+        chunked body could not be read, which closes the connection: where the next request starts is unknown, and reading on would take the rest
         of a malformed body (``Z`` then ``GET /…``) for a request of its own. gevent expects its
         caller to close the socket after such an error; the app answered it (a 400) instead."""
-        if getattr(self.wsgi_input, "_chunked_input_error", False):
+        if self.close_connection or getattr(self.wsgi_input, "_chunked_input_error", False):
+            # the connection ends after this response: say so, and advertise no idle timeout
             headers = [(k, v) for k, v in headers if k.lower() not in ("connection", "keep-alive")]
             headers.append(("Connection", "close"))
         return super().start_response(status, headers, exc_info)

@@ -135,3 +135,25 @@ def test_a_body_that_stops_half_way_on_gevents_path_is_refused_and_closed_withou
         conn.close()
     time.sleep(0.5)
     assert "Traceback" not in short_server.log(), short_server.log()[-3000:]
+
+
+@pytest.mark.parametrize(
+    "request_head",
+    [
+        b"GET /api/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n",
+        b"GET /api/healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, close\r\n",
+        b"GET /api/healthz HTTP/1.1\r\nHost: x\r\nConnection: Close, TE\r\nTE: trailers\r\n",
+        b"GET /api/healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nConnection: close\r\n",
+        b"GET /api/healthz HTTP/1.0\r\nHost: x\r\n",
+    ],
+    ids=["close", "a list with close", "close first, any case", "two Connection headers", "HTTP/1.0"],
+)
+def test_a_request_asking_for_close_is_the_last_one_read_and_its_answer_says_so(default_server, request_head):
+    """RFC 9112 §9.6: after ``close`` anywhere in Connection, no further request is processed
+    (the one pipelined behind it here could be a move), and the response says ``Connection:
+    close`` instead of advertising an idle timeout."""
+    behind = b"GET /api/healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    got, closed = _answer_then_close(default_server.port, request_head + b"\r\n" + behind)
+    assert closed and got.count(b"HTTP/1.") == 1, got
+    head = got.split(b"\r\n\r\n", 1)[0].lower()
+    assert b"\r\nconnection: close" in head and b"keep-alive" not in head, head
