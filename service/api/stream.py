@@ -220,7 +220,9 @@ class Stream(MethodView):
                 code="bad-last-event-id",
             )
         if after >= loaded.version and _finished(matches, loaded):
-            return Response(status=204)
+            done = Response(status=204)
+            del done.headers["Content-Type"]  # no body, so no type (Flask's default is HTML)
+            return done
         config = current_app.config["GAMEROOM"]
         try:
             sub = current_app.extensions["gameroom_hub"].subscribe(match_id, request.remote_addr or "")

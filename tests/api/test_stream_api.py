@@ -68,6 +68,7 @@ def test_a_finished_match_stream_sends_its_last_entries_then_ends_and_a_reconnec
     assert ": keep-alive" not in body  # it ended at once, without waiting
     done = api.get(f"/api/matches/{match_id}/stream", headers={"Last-Event-ID": "6"})
     assert done.status_code == 204 and done.get_data() == b""
+    assert "Content-Type" not in done.headers  # no body: no type (it said text/html)
 
 
 def test_resuming_after_a_version_the_match_does_not_have_is_refused(api, expect_problem):
