@@ -7,6 +7,7 @@ import logging
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import api as api_package
 from . import tagged, web
@@ -196,6 +197,13 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     if config.redis_wait_replicas > 0:
         app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]
     app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]
+    if config.trusted_proxies:
+        # Outermost, so that every layer below (the lean path, Flask, the stream caps, the logs, and
+        # gunicorn's access log, which reads the same environ) sees the client the proxies saw.
+        # X-Forwarded-For only: the API makes no absolute URL (scheme, host) and is not mounted under a prefix.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=config.trusted_proxies, x_proto=0, x_host=0, x_port=0, x_prefix=0
+        )
     return app
 
 

@@ -59,6 +59,12 @@ class Config:
     sse_max_streams: int = 4000
     #: Open live streams of one client address in one process at most (429 beyond; 0: no cap).
     sse_max_streams_per_client: int = 256
+    #: Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted for the client
+    #: address (the stream cap per client, logs): N takes the N-th address from the header's end,
+    #: the one the outermost trusted proxy saw. 0: the header is ignored, the address is the
+    #: socket's peer, so a client reaching the API directly cannot choose its own. Behind one
+    #: proxy (the shipped nginx, an ingress) set 1, and let only that proxy reach the API.
+    trusted_proxies: int = 0
     #: Seconds a client refused for a stream cap is told to wait (Retry-After).
     sse_retry_after: int = 5
     #: Origins whose pages may call the API (CORS), comma-separated, or "*"; empty: none.
@@ -138,6 +144,7 @@ RANGES: dict[str, tuple[float, float | None, str]] = {
     "sse_max_streams": (0, None, "streams; 0: no cap"),
     "sse_max_streams_per_client": (0, None, "streams; 0: no cap"),
     "sse_retry_after": (1, None, "seconds"),
+    "trusted_proxies": (0, 10, "proxies in front of the API; 0: X-Forwarded-For is ignored"),
     "http_keepalive": (1, None, "seconds"),
     "snapshot_every": (0, None, "entries; 0: never"),
     "append_retries": (1, None, "attempts"),

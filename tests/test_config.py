@@ -86,6 +86,11 @@ def test_every_numeric_setting_has_a_range():
         ("GAMEROOM_SSE_MAX_STREAMS", "-1", "use 0 or more (streams; 0: no cap)"),
         ("GAMEROOM_REDIS_TIMEOUT", "inf", "use 0.01 or more (seconds)"),
         ("GAMEROOM_SSE_MAX_AGE", "nan", "use 1 or more (seconds)"),
+        (
+            "GAMEROOM_TRUSTED_PROXIES",
+            "-1",
+            "use from 0 to 10 (proxies in front of the API; 0: X-Forwarded-For is ignored)",
+        ),
     ],
 )
 def test_a_numeric_setting_out_of_its_range_is_refused_naming_the_variable_and_the_range(name, raw, says):

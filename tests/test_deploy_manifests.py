@@ -342,6 +342,22 @@ def test_the_proxies_do_not_buffer_live_streams_and_outwait_them():
     assert "$args" not in nginx and "$query_string" not in nginx
 
 
+def test_behind_the_proxies_the_api_trusts_one_hop_of_x_forwarded_for_and_keeps_its_per_client_cap():
+    """The per-client stream cap counts players, not the proxy: nginx appends the client address
+    in every location and the API trusts that one hop; the cap is not raised to work around it."""
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    locations = re.findall(r"\n    location [^{]*\{(.*?)\n    \}", nginx, re.S)
+    assert len(locations) == 2
+    for location in locations:
+        assert re.search(r"\n\s*proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;", location)
+    compose = {name: _compose_env(svc) for name, svc in _gameroom_services().items()}
+    k8s = {c["name"]: _k8s_env(c) for c in _gameroom_containers()}
+    for api in (compose["api"], k8s["api"]):
+        assert api["GAMEROOM_TRUSTED_PROXIES"] == "1"
+        assert "GAMEROOM_SSE_MAX_STREAMS_PER_CLIENT" not in api  # the default cap, per real client
+    assert Config.from_env(compose["api"] | {"GAMEROOM_SEED_SECRET": "x"}).trusted_proxies == 1
+
+
 def test_an_image_build_leaves_out_data_secrets_and_virtualenvs():
     """The Containerfile copies the whole checkout: the embedded Redis's data (var/, whose AOF holds
     the seed secret), deploy/k8s's seed-secret.env (made beside the build command in deploy/README),
