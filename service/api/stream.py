@@ -224,10 +224,11 @@ class Stream(MethodView):
             del done.headers["Content-Type"]  # no body, so no type (Flask's default is HTML)
             return done
         config = current_app.config["GAMEROOM"]
+        client = request.remote_addr or ""  # the proxies' client with GAMEROOM_TRUSTED_PROXIES
         try:
-            sub = current_app.extensions["gameroom_hub"].subscribe(match_id, request.remote_addr or "")
+            sub = current_app.extensions["gameroom_hub"].subscribe(match_id, client)
         except StreamLimit as limit:
-            return _refused(limit, config.sse_retry_after)
+            return _refused(limit, config, client)
         frames = sse_frames(
             matches,
             sub,
@@ -250,10 +251,21 @@ class Stream(MethodView):
 
 #: The cap of streams per process reached: one line, then at most one every 10 s with a count.
 _capacity_log = ThrottledLog(logging.getLogger(__name__), logging.WARNING)
+#: A client address at its own cap, likewise (the line names the first such address of its
+#: 10 s): a client opening streams in a loop, or every player behind a proxy not trusted for
+#: their addresses (``GAMEROOM_TRUSTED_PROXIES``), who would otherwise be refused unseen.
+_client_cap_log = ThrottledLog(logging.getLogger(__name__), logging.WARNING)
 
 
-def _refused(limit: StreamLimit, retry_after: int):
+def _refused(limit: StreamLimit, config, client: str):
     if limit.per_client:
+        _client_cap_log(
+            "client %s has %d live streams open in this process, the most one client may; "
+            "refusing its new ones with 429%s",
+            client,
+            limit.limit,
+            "" if config.trusted_proxies else " (behind a proxy, see GAMEROOM_TRUSTED_PROXIES)",
+        )
         response = problems.problem(
             429,
             "too-many-streams",
@@ -270,5 +282,5 @@ def _refused(limit: StreamLimit, retry_after: int):
             "Stream capacity reached",
             f"This server process holds {limit.limit} live streams, the most it allows.",
         )
-    response.headers["Retry-After"] = str(retry_after)
+    response.headers["Retry-After"] = str(config.sse_retry_after)
     return response

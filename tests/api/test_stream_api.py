@@ -220,3 +220,40 @@ def test_refusals_at_the_stream_cap_are_logged_once_not_once_per_request(capped,
     assert len(lines) == 1 and "the most it allows" in lines[0], lines
     for response in held + refused:
         response.close()
+
+
+def test_refusals_at_the_per_client_cap_are_logged_once_naming_the_client_not_once_per_request(
+    capped, caplog, monkeypatch
+):
+    import logging
+
+    from gameroom.api import stream
+    from gameroom.api.throttle import ThrottledLog
+
+    monkeypatch.setattr(
+        stream, "_client_cap_log", ThrottledLog(logging.getLogger(stream.__name__), logging.WARNING)
+    )
+    client = capped.test_client()
+    created = client.post(
+        "/api/matches", json={"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
+    )
+    match_id = created.get_json()["match"]["id"]
+    token = created.get_json()["tokens"]["0"]
+    held = [_open(client, match_id, "10.0.3.1") for _ in range(2)]
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    refused = [
+        client.get(
+            f"/api/matches/{match_id}/stream?token={token}",
+            buffered=False,
+            environ_base={"REMOTE_ADDR": "10.0.3.1"},
+        )
+        for _ in range(20)
+    ]
+    assert {r.status_code for r in refused} == {429}
+    lines = [r.getMessage() for r in caplog.records if r.name == stream.__name__]
+    assert len(lines) == 1, lines
+    assert "client 10.0.3.1 has 2 live streams open" in lines[0], lines
+    assert token not in lines[0]
+    for response in held + refused:
+        response.close()

@@ -56,6 +56,9 @@ def test_with_no_trusted_proxy_x_forwarded_for_does_not_change_the_address_the_c
             assert held.status == 200
             assert refused.status == 429, refused.data
             assert b"too-many-streams" in refused.data
+            # Counted, and logged, as the socket's address; the line points at the setting.
+            assert _logged(server, "client 127.0.0.1 has 1 live streams open")
+            assert "GAMEROOM_TRUSTED_PROXIES" in server.log()
             assert "203.0.113" not in server.log()
         finally:
             held.close()
@@ -92,6 +95,7 @@ def test_behind_one_trusted_proxy_each_forwarded_client_has_its_own_cap_and_only
             direct = _stream(server, match_id)
             streams.append(direct)
             assert direct.status == 200, direct.data
+            assert _logged(server, "client 203.0.113.1 has 1 live streams open")
             # gunicorn's access log reads the same environ: it names the forwarded client too.
             assert _logged(server, '203.0.113.2 "GET /api/matches/')
             assert "198.51.100.7" not in server.log()
