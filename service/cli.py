@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import click
 
@@ -103,42 +102,32 @@ def _where(config: Config) -> str:
 
 
 @contextlib.contextmanager
-def redis_url(config: Config, *, share: bool = True):
-    """The configured Redis URL; with none, an embedded redis-server in ``data_dir`` for the duration.
+def redis_url(config: Config):
+    """The configured Redis URL; with none, the data folder's embedded Redis for the duration.
 
-    If a gameroom server already runs an embedded Redis in ``data_dir`` and
-    ``share`` is true (``replay``), use it; ``serve`` passes false and waits a
-    little for a stopping one to go, then refuses. With ``share`` (a reader)
-    the data folder must hold a server's data: none is created.
+    A reader's (``replay``): the embedded Redis of a gameroom server running in
+    ``data_dir`` if there is one, else one started on its data. The data folder
+    must hold a server's data: none is created. (``serve`` runs its own under a
+    keeper: :func:`_served_redis`.)
     """
     if config.redis_url:
         yield config.redis_url
         return
     from .eventstore.embedded import EmbeddedRedis, EmbeddedRedisError
 
-    if share:
-        _data_folder_with_matches(config)
-    else:
-        _data_folder(config, create=True)
-
+    _data_folder_with_matches(config)
     try:
         server = EmbeddedRedis(config.data_dir, appendfsync=config.redis_appendfsync)
     except EmbeddedRedisError as exc:
         raise click.ClickException(f"GAMEROOM_REDIS_APPENDFSYNC: {exc}") from None
-    deadline = time.monotonic() + (0 if share else 15)
-    while True:
-        try:
-            server.start()
-            break
-        except EmbeddedRedisError as exc:
-            running = "already running" in str(exc)
-            if running and share and os.path.exists(server.socket_path):
-                log.info("using the running embedded Redis in %s", os.path.abspath(config.data_dir))
-                yield server.url
-                return
-            if not running or time.monotonic() > deadline:
-                raise click.ClickException(str(exc)) from None
-            time.sleep(0.2)  # the Redis of a server that just died is shutting down
+    try:
+        server.start()
+    except EmbeddedRedisError as exc:
+        if "already running" in str(exc) and os.path.exists(server.socket_path):
+            log.info("using the running embedded Redis in %s", os.path.abspath(config.data_dir))
+            yield server.url
+            return
+        raise click.ClickException(str(exc)) from None
     try:
         yield server.url
     finally:
@@ -270,7 +259,11 @@ def serve(config: Config, host, port, workers, ai_workers):
     supervised: one that dies is started again (with a growing wait while it
     keeps dying), and they die with the server, even if it is killed. RQ's
     queue is on the same Redis unless GAMEROOM_QUEUE_REDIS_URL names another;
-    the AI workers are given both. Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
+    the AI workers are given both. The embedded Redis is supervised too: one
+    that dies is logged and started again on the same data folder (nothing
+    acknowledged is lost; the API answers 503 meanwhile), and when it cannot be
+    (it keeps dying, its data folder is gone) serve stops and exits non-zero.
+    Stops cleanly on Ctrl-C: the HTTP workers, the AI workers and the embedded Redis
     all exit; match data stays in the data folder for the next start.
 
     Exits non-zero when it cannot start: the port is taken, or another server
@@ -292,10 +285,12 @@ def serve(config: Config, host, port, workers, ai_workers):
     parent = os.getpid()
     _check_port_free(host, port)
 
-    with data_dir_lock(config), redis_url(config, share=False) as url:
+    with data_dir_lock(config), _served_redis(config) as (url, kept):
         queue_url = config.queue_redis_url or url
         env = {**os.environ, "GAMEROOM_REDIS_URL": url, "GAMEROOM_QUEUE_REDIS_URL": queue_url}
         supervisor = _start_supervisor(ai_workers, env) if ai_workers > 0 else None
+        if kept is not None:
+            kept.watch(_stop_serving)
         try:
             from .serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
             from .wsgi import GunicornApp
@@ -312,7 +307,41 @@ def serve(config: Config, host, port, workers, ai_workers):
             # could not start) is serve's. Only the arbiter, not a worker unwinding after fork, cleans up.
             if os.getpid() == parent:
                 _stop_all([supervisor] if supervisor else [])
+                if kept is not None:
+                    kept.stop()  # last: the HTTP and AI workers are gone
+                if kept is not None and kept.gave_up:
+                    raise click.ClickException(
+                        "The embedded Redis could not be kept running (see the log above); "
+                        "the server stopped. Start it again once its data folder is sound."
+                    )
                 log.info("stopped")
+
+
+@contextlib.contextmanager
+def _served_redis(config: Config):
+    """``(url, kept)``: the configured Redis URL and None, or the embedded Redis of ``serve`` and its
+    keeper (:mod:`gameroom.eventstore.keeper`: restarts it if it dies, ends the server if it cannot)."""
+    if config.redis_url:
+        yield config.redis_url, None
+        return
+    from .eventstore.embedded import EmbeddedRedisError
+    from .eventstore.keeper import Kept
+
+    _data_folder(config, create=True)
+    try:
+        kept = Kept(config.data_dir, config.redis_appendfsync, logging.getLevelName(log.getEffectiveLevel()))
+    except EmbeddedRedisError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        yield kept.url, kept
+    finally:
+        kept.stop()  # already stopped by serve's arbiter; this is for a forked worker or a failed start
+
+
+def _stop_serving() -> None:
+    """The keeper gave up: stop gunicorn as Ctrl-C does (its workers could only answer 503 now)."""
+    log.error("the embedded Redis is gone for good; stopping the server")
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _start_supervisor(count: int, env: dict) -> subprocess.Popen:

@@ -105,6 +105,18 @@ def make_private(data_dir: Path) -> None:
             os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
 
 
+def exit_status(returncode: int | None) -> str:
+    """A process's exit as a person reads it: ``exit code 1``, ``signal SIGKILL``."""
+    if returncode is None:
+        return "no status"
+    if returncode < 0:
+        try:
+            return f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit code {returncode}"
+
+
 class EmbeddedRedis:
     """Start and stop a private redis-server whose data lives in ``data_dir``.
 
@@ -257,16 +269,22 @@ class EmbeddedRedis:
         proc, self.process = self.process, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                log.warning("redis-server did not stop in %ss; killing it", timeout)
-                proc.kill()
-                proc.wait()
         if proc.stderr:
             proc.stderr.close()
+        if proc.poll() is not None:  # it died by itself: say so, rather than that it was stopped
+            log.warning(
+                "embedded redis-server (pid %s) had already exited (%s)",
+                proc.pid,
+                exit_status(proc.returncode),
+            )
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log.warning("redis-server did not stop in %ss; killing it", timeout)
+            proc.kill()
+            proc.wait()
         log.info("embedded redis-server stopped (pid %s)", proc.pid)
 
     def kill(self) -> None:
