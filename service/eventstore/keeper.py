@@ -176,10 +176,15 @@ class Keeper:
             pass
 
 
-def _tell(message: dict) -> None:
-    """One line to ``serve`` on stdout (the keeper's channel to it; its log goes to stderr)."""
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+def _tell(message: dict) -> bool:
+    """One line to ``serve`` on stdout (the keeper's channel to it; its log goes to stderr); false
+    if ``serve`` is no longer there to read it."""
+    try:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+    except OSError:  # BrokenPipeError: serve died while Redis was starting
+        return False
+    return True
 
 
 def main(argv=None) -> int:
@@ -205,10 +210,10 @@ def main(argv=None) -> int:
     except EmbeddedRedisError as exc:
         _tell({"error": str(exc)})
         return 1
-    _tell({"url": keeper.server.url})
     code = 0
     try:
-        keeper.run()
+        if _tell({"url": keeper.server.url}):
+            keeper.run()
     except GaveUp as exc:
         log.error("%s; stopping the server", exc)
         code = 1
