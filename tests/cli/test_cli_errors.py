@@ -7,6 +7,11 @@ import pytest
 from click.testing import CliRunner
 
 from gameroom.cli import main
+from gameroom.testing.served import free_port
+
+#: A port nothing listens on, for the serve cases (refused before it binds; a fixed port could
+#: be taken by another server on the machine, which serve refuses first, with another exit code).
+PORT = str(free_port())
 
 TOURNAMENT = ["tournament", "--game", "nim", "--seats", "random,random", "-n", "2"]
 
@@ -19,19 +24,19 @@ CASES = [
     (["serve", "--port", "0"], {}, "0 is not in the range 1<=x<=65535", 2),
     (["serve"], {"GAMEROOM_PORT": "70000"}, "GAMEROOM_PORT='70000' is out of range: use from 1 to 65535", 2),
     (
-        ["serve", "--port", "8299"],
+        ["serve", "--port", PORT],
         {"GAMEROOM_REDIS_URL": "foo://x"},
         "GAMEROOM_REDIS_URL is not a Redis URL",
         2,
     ),
     (
-        ["serve", "--port", "8299"],
+        ["serve", "--port", PORT],
         {"GAMEROOM_REDIS_URL": "redis+cluster://h:²"},
         "GAMEROOM_REDIS_URL is not a Redis URL",
         2,
     ),
     (
-        ["serve", "--port", "8299"],
+        ["serve", "--port", PORT],
         {"GAMEROOM_REDIS_URL": "redis+cluster://127.0.0.1:1"},
         "RQ's queue needs a plain Redis",
         2,
@@ -102,7 +107,7 @@ def _refused(args, env=None):
     return result
 
 
-@pytest.mark.parametrize("command", [["serve", "--port", "8299"], ["replay", "abc"]])
+@pytest.mark.parametrize("command", [["serve", "--port", PORT], ["replay", "abc"]])
 def test_a_data_folder_that_is_a_file_is_refused_saying_so(command, tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
@@ -115,6 +120,6 @@ def test_a_data_folder_that_is_a_file_is_refused_saying_so(command, tmp_path):
 def test_a_data_folder_that_cannot_be_created_is_refused_saying_why(tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("")
-    result = _refused(["serve", "--port", "8299"], {"GAMEROOM_DATA_DIR": str(afile / "var")})
+    result = _refused(["serve", "--port", PORT], {"GAMEROOM_DATA_DIR": str(afile / "var")})
     assert result.exit_code == 2
     assert f"cannot create the data folder {afile / 'var'}: Not a directory" in result.output
