@@ -10,7 +10,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import api as api_package
-from . import tagged, web
+from . import draining, tagged, web
 from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
@@ -173,12 +173,13 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     app.extensions["gameroom"] = matches
     app.extensions["gameroom_history"] = History(matches)
     app.extensions["gameroom_import_max_body"] = api_package.history.import_max_body(config, registry)
-    app.extensions["gameroom_hub"] = StreamHub(
+    app.extensions["gameroom_hub"] = hub = StreamHub(
         client,
         wiring.url,
         max_streams=config.sse_max_streams,
         max_per_client=config.sse_max_streams_per_client,
     )
+    draining.on_drain(hub.end_all)  # a stopping worker ends its streams instead of holding them
 
     _register_api(app, registry)
     app.register_blueprint(apidocs.bp)

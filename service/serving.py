@@ -26,10 +26,11 @@ import sys
 import warnings
 
 import gevent
+import gevent.event
 from gevent import pywsgi
-from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
+from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
 
-from . import framing, wire
+from . import draining, framing, wire
 from .config import Config
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,32 @@ def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
 
 #: Empty lines ignored before a request line (each one read in the idle timeout); one more is refused.
 EMPTY_LINES = 4
+#: Seconds a connection's first request line is awaited once the worker stops (it was accepted
+#: just before: its request is on its way, or it is as good as idle).
+DRAIN_READ_WAIT = 1.0
+#: The connections waiting for a request line: their ``gevent.Timeout`` -> their greenlet.
+_IDLE: dict = {}
+
+
+def _closing(headers: list) -> list:
+    """``headers`` saying ``Connection: close`` (and no ``Keep-Alive``)."""
+    headers = [(k, v) for k, v in headers if k.lower() not in ("connection", "keep-alive")]
+    headers.append(("Connection", "close"))
+    return headers
+
+
+def close_idle_connections() -> int:
+    """End every connection waiting for its next request (the worker stops); returns how many.
+
+    Runs in gevent's hub (``loop.run_callback``), where no other greenlet runs: a connection
+    registered in :data:`_IDLE` is then certainly waiting, and the timeout thrown into it ends
+    only that wait (as its idle timeout would), never a request under way.
+    """
+    waiting = list(_IDLE.items())
+    for timer, greenlet in waiting:
+        if _IDLE.get(timer) is greenlet:
+            greenlet.throw(timer)
+    return len(waiting)
 
 
 class IdleClosingHandler(PyWSGIHandler):
@@ -183,10 +210,12 @@ class IdleClosingHandler(PyWSGIHandler):
         chunked body could not be read, which closes the connection: where the next request starts is unknown, and reading on would take the rest
         of a malformed body (``Z`` then ``GET /…``) for a request of its own. gevent expects its
         caller to close the socket after such an error; the app answered it (a 400) instead."""
-        if self.close_connection or getattr(self.wsgi_input, "_chunked_input_error", False):
-            # the connection ends after this response: say so, and advertise no idle timeout
-            headers = [(k, v) for k, v in headers if k.lower() not in ("connection", "keep-alive")]
-            headers.append(("Connection", "close"))
+        if (
+            self.close_connection
+            or getattr(self.wsgi_input, "_chunked_input_error", False)
+            or draining.active()  # the worker stops: no further request is read
+        ):
+            headers = _closing(headers)  # the connection ends after this response: say so
         return super().start_response(status, headers, exc_info)
 
     def log_error(self, msg, *args):
@@ -223,13 +252,26 @@ class IdleClosingHandler(PyWSGIHandler):
         return self._read_line()  # one more empty line is refused as a malformed request line
 
     def _read_line(self) -> str:
-        if not self.idle_timeout:
-            return super().read_requestline()
-        with gevent.Timeout(self.idle_timeout, False):
-            return super().read_requestline()
-        return ""  # idle for idle_timeout: close the connection
+        """The next line, or "" (close the connection) once idle for ``idle_timeout``, or at once
+        when the worker stops (:func:`close_idle_connections`)."""
+        wait = self.idle_timeout or None
+        if draining.active():
+            wait = min(wait or DRAIN_READ_WAIT, DRAIN_READ_WAIT)
+        with gevent.Timeout(wait, False) as timer:
+            _IDLE[timer] = gevent.getcurrent()
+            try:
+                return super().read_requestline()
+            finally:
+                del _IDLE[timer]
+        return ""  # idle: close the connection
 
     def handle_one_request(self):
+        result = self._one_request()
+        if result is True and draining.active():  # the worker stops: no further request on it
+            return None
+        return result
+
+    def _one_request(self):
         self.environ = None  # not the previous request's (see _handle_client_error)
         if not self.wire_moves or self.rfile.closed:
             return self._gevent_request()
@@ -277,7 +319,7 @@ class IdleClosingHandler(PyWSGIHandler):
         started = []
 
         def start_response(status, headers, exc_info=None):
-            started[:] = [status, headers]
+            started[:] = [status, _closing(headers) if draining.active() else headers]
             return started.append  # the write() callable; an app that uses it is answered with its bytes
 
         try:
@@ -321,11 +363,29 @@ class _PatientReader:
             return self._rfile.readline(*args)
 
 
+class _Server(PyWSGIServer):
+    """gunicorn's gevent WSGI server, which the worker can close (stop accepting) before gunicorn
+    does, as many times as it likes."""
+
+    def close(self):
+        if not self.closed:
+            super().close()
+
+
 class GeventWorker(GeventPyWSGIWorker):
     """The API's worker: gunicorn's ``gevent_pywsgi`` worker with idle connections closed after
-    ``keepalive`` seconds (:class:`IdleClosingHandler`), the timeout that each response advertises."""
+    ``keepalive`` seconds (:class:`IdleClosingHandler`), the timeout that each response advertises,
+    and a graceful stop that ends its live streams and idle connections (:meth:`handle_exit`)."""
 
     def run(self):
+        servers = self._servers = []
+
+        class Server(_Server):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                servers.append(self)
+
+        self.server_class = Server
         settings = {
             "idle_timeout": float(self.cfg.keepalive),
             # gunicorn's access log is written by gevent's handler: with it on, every request goes there
@@ -338,6 +398,30 @@ class GeventWorker(GeventPyWSGIWorker):
             self._left_run = True
 
     _left_run = False
+    _servers: list = []
+
+    def handle_exit(self, sig, frame):
+        """gunicorn's graceful stop (SIGTERM; a reload's old workers get it too): gunicorn stops
+        accepting, then waits up to ``graceful_timeout`` for the open connections to end and is
+        SIGKILLed by its master after that. Live streams and idle keep-alive connections never end
+        by themselves that soon, so they are ended here, at once (:meth:`_drain`)."""
+        super().handle_exit(sig, frame)
+        gevent.spawn(self._drain)
+
+    def _drain(self):
+        """Stop accepting, end every live stream (each response completes, so EventSource
+        reconnects to another process with ``Last-Event-ID``) and every idle connection; requests
+        under way finish, answered with ``Connection: close``."""
+        for server in self._servers:
+            server.close()
+        streams = draining.begin()
+        closed = gevent.event.AsyncResult()
+        gevent.get_hub().loop.run_callback(lambda: closed.set(close_idle_connections()))
+        log.info(
+            "stopping: ended %d live stream(s) and closed %d idle connection(s); requests under way finish",
+            streams,
+            closed.get(),
+        )
 
     def handle_quit(self, sig, frame):
         """gunicorn's quick stop (Ctrl-C, SIGQUIT), in a greenlet as gunicorn's gevent worker does:

@@ -26,7 +26,7 @@ from marshmallow import Schema, fields
 
 from gameroom.schemas.matches import MAX_NUMBER, number_field
 
-from .. import jsoncodec
+from .. import draining, jsoncodec
 from ..core import lifecycle
 from ..core.matches import hash_token
 from ..errors import BadRequest
@@ -45,7 +45,7 @@ SSE_FORMAT = (
     "comments while nothing happens. Once the match is over and the caller has every entry, an "
     '`end` event (`data: {"version": <last version>}`) closes the stream, and a reconnect then '
     "gets 204 (EventSource stops reconnecting). A stream also ends after the server's maximum "
-    "age: reconnect with `Last-Event-ID`."
+    "age, or when its server process stops: reconnect with `Last-Event-ID`."
 )
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches", description="Live updates")
@@ -132,7 +132,8 @@ def _frames(matches, match_id: str, entries: list[dict], seat) -> tuple[str, int
 def sse_frames(
     matches, sub, seat, after: int, keepalive: float, max_age: float, token_hash: str | None = None
 ):
-    """Yield SSE frames until ``max_age`` passes or the match is over and the caller has it all.
+    """Yield SSE frames until ``max_age`` passes, the match is over and the caller has it all, or
+    the process stops (:mod:`gameroom.draining`: the entries already received are sent first).
 
     A seat's stream (``token_hash``: its token's) ends, sending nothing more, once the token is
     retired (the seat left, or was given to someone else): what follows is no longer its
@@ -156,13 +157,13 @@ def sse_frames(
                     yield f"event: end\ndata: {jsoncodec.dumps_text({'version': after})}\n\n"
                     return
             now = time.monotonic()
-            if now >= deadline:
+            if now >= deadline or draining.active():  # the process stops: reconnect to another
                 return
             if now - last_sent >= keepalive:
                 yield ": keep-alive\n\n"
                 last_sent = now
             entries = sub.get(max(0.0, min(keepalive - (now - last_sent), deadline - now)))
-            if sub.closed:  # the client went away (see :mod:`gameroom.api.hangup`)
+            if sub.closed and not draining.active():  # the client went away (see :mod:`gameroom.api.hangup`)
                 return
 
 

@@ -209,6 +209,15 @@ class StreamHub:
                 self._packed_cursors.pop(sub.match_id, None)
                 self._packed_keys = None
 
+    def end_all(self) -> int:
+        """Close every open subscription (the process is stopping, :mod:`gameroom.draining`): each
+        stream's :meth:`Subscription.get` returns at once and its response ends; returns how many."""
+        with self._lock:
+            subs = [sub for group in self._subs.values() for sub in group]
+        for sub in subs:
+            sub.close()
+        return len(subs)
+
     def _wake(self) -> None:
         if self._cluster:
             self._poke.set()

@@ -11,11 +11,12 @@ _ID = re.compile(rb"^id: (\d+)$", re.M)
 
 
 class RawStream:
-    """One ``GET …/stream`` over HTTP/1.0 (no chunked framing): the body is the SSE text."""
+    """One ``GET …/stream`` over HTTP/1.0 (no chunked framing): the body is the SSE text; with
+    ``version="1.1"`` the body is chunked (the chunk sizes are in ``body``, on lines of their own)."""
 
-    def __init__(self, port: int, path: str, headers: dict | None = None):
+    def __init__(self, port: int, path: str, headers: dict | None = None, version: str = "1.0"):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        lines = [f"GET {path} HTTP/1.0", "Host: 127.0.0.1", "Accept: text/event-stream"]
+        lines = [f"GET {path} HTTP/{version}", "Host: 127.0.0.1", "Accept: text/event-stream"]
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         self.sock.setblocking(False)
