@@ -36,12 +36,10 @@ def _web_workers() -> int:
     raw = os.environ.get("GAMEROOM_WEB_WORKERS")
     if raw is None:
         return multiprocessing.cpu_count()
-    try:
-        count = int(raw)
-    except ValueError:
-        count = 0
-    if count < 1:
-        _refuse(f"GAMEROOM_WEB_WORKERS={raw!r} is not a number of processes: use 1 or more.")
+    # ASCII digits, as every GAMEROOM_* number (int() would take " 4" and "1_0"); at most 1024
+    count = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 4 else 0
+    if not 1 <= count <= 1024:
+        _refuse(f"GAMEROOM_WEB_WORKERS={raw!r} is not a number of processes: use from 1 to 1024.")
     return count
 
 

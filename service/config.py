@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, fields, replace
 
 
@@ -129,26 +130,28 @@ def _check_choice(name: str, raw: str, choices: tuple[str, ...] | None) -> None:
 #: where the setting is used: beyond them a setting breaks the server rather than tunes it (a
 #: keep-alive of 0 s sends keep-alive frames in a busy loop, a body limit of -1 refuses every
 #: POST, 0 retries never append, an HTTP keep-alive of 0 never closes an idle connection).
+#: Every one has a highest value too: a number no install needs would otherwise pass, then fail
+#: where it is used (a stream cap of 10**20 crashed every worker at boot, in gevent's pool).
 RANGES: dict[str, tuple[float, float | None, str]] = {
-    "redis_wait_replicas": (0, None, "replicas; 0: do not wait"),
-    "redis_wait_timeout_ms": (1, None, "milliseconds; 0 would wait forever"),
-    "redis_max_connections": (1, None, "connections"),
-    "redis_pool_timeout": (0.01, None, "seconds"),
-    "redis_timeout": (0.01, None, "seconds"),
+    "redis_wait_replicas": (0, 100, "replicas; 0: do not wait"),
+    "redis_wait_timeout_ms": (1, 3_600_000, "milliseconds; 0 would wait forever"),
+    "redis_max_connections": (1, 100_000, "connections"),
+    "redis_pool_timeout": (0.01, 3600, "seconds"),
+    "redis_timeout": (0.01, 3600, "seconds"),
     "port": (1, 65535, "a TCP port"),
-    "max_body": (1024, None, "bytes"),  # below: a new match with its seats may not fit
-    "import_step_bytes": (0, None, "bytes"),
-    "import_max_steps": (1, None, "entries"),
-    "sse_keepalive": (0.1, None, "seconds"),
-    "sse_max_age": (1, None, "seconds"),  # shorter: every client reconnects in a loop
-    "sse_max_streams": (0, None, "streams; 0: no cap"),
-    "sse_max_streams_per_client": (0, None, "streams; 0: no cap"),
-    "sse_retry_after": (1, None, "seconds"),
+    "max_body": (1024, 1 << 30, "bytes"),  # below: a new match with its seats may not fit
+    "import_step_bytes": (0, 1 << 20, "bytes"),
+    "import_max_steps": (1, 10_000_000, "entries"),
+    "sse_keepalive": (0.1, 3600, "seconds"),
+    "sse_max_age": (1, 86_400, "seconds"),  # shorter: every client reconnects in a loop
+    "sse_max_streams": (0, 1_000_000, "streams; 0: no cap"),
+    "sse_max_streams_per_client": (0, 1_000_000, "streams; 0: no cap"),
+    "sse_retry_after": (1, 86_400, "seconds"),
     "trusted_proxies": (0, 10, "proxies in front of the API; 0: X-Forwarded-For is ignored"),
-    "http_keepalive": (1, None, "seconds"),
-    "snapshot_every": (0, None, "entries; 0: never"),
-    "append_retries": (1, None, "attempts"),
-    "slow_request_ms": (0, None, "milliseconds; 0: never logged"),
+    "http_keepalive": (1, 86_400, "seconds"),
+    "snapshot_every": (0, 1_000_000, "entries; 0: never"),
+    "append_retries": (1, 1000, "attempts"),
+    "slow_request_ms": (0, 86_400_000, "milliseconds; 0: never logged"),
 }
 
 
@@ -159,8 +162,13 @@ def _check_range(name: str, raw: str, value, bounds) -> None:
     low, high, unit = bounds
     if math.isfinite(value) and value >= low and (high is None or value <= high):
         return
-    allowed = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+    allowed = f"from {_show(low)} to {_show(high)}" if high is not None else f"{_show(low)} or more"
     raise ConfigError(f"{name}={raw!r} is out of range: use {allowed} ({unit}).")
+
+
+def _show(bound: float) -> str:
+    """A bound as one would write it: 1073741824, not 1.07374e+09; 0.1, not 0.1000."""
+    return str(int(bound)) if float(bound).is_integer() else f"{bound:g}"
 
 
 def _flag(raw: str) -> bool:
@@ -172,7 +180,25 @@ def _flag(raw: str) -> bool:
     raise ValueError(f"not a yes/no setting: {raw!r} (use 1 or 0)")
 
 
-_CONVERT = {"int": int, "float": float, "str": str, "bool": _flag}
+#: A whole number as written in a setting: ASCII digits, maybe a minus (refused by its range then).
+#: ``int()`` also takes " 10", "1_000", "+10" and other scripts' digits ("１０"); a float, "1e3".
+_INTEGER = re.compile(r"-?[0-9]+")
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|-?(?:nan|inf|infinity)", re.I)
+
+
+def _integer(raw: str) -> int:
+    if not _INTEGER.fullmatch(raw):
+        raise ValueError(f"not a whole number: {raw!r}")
+    return int(raw)  # ValueError beyond 4300 digits, as for any other non-number
+
+
+def _number(raw: str) -> float:
+    if not _NUMBER.fullmatch(raw):  # nan and inf pass, to be refused by the range in its own words
+        raise ValueError(f"not a number: {raw!r}")
+    return float(raw)
+
+
+_CONVERT = {"int": _integer, "float": _number, "str": str, "bool": _flag}
 _KIND = {"int": "a whole number", "float": "a number", "bool": "a yes/no setting (use 1 or 0)"}
 
 

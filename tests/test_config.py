@@ -77,15 +77,15 @@ def test_every_numeric_setting_has_a_range():
 @pytest.mark.parametrize(
     ("name", "raw", "says"),
     [
-        ("GAMEROOM_SSE_KEEPALIVE", "0", "use 0.1 or more (seconds)"),  # a busy loop of keep-alive frames
-        ("GAMEROOM_MAX_BODY", "-1", "use 1024 or more (bytes)"),  # every POST refused with 413
+        ("GAMEROOM_SSE_KEEPALIVE", "0", "use from 0.1 to 3600 (seconds)"),  # a busy loop of keep-alive frames
+        ("GAMEROOM_MAX_BODY", "-1", "use from 1024 to 1073741824 (bytes)"),  # every POST refused with 413
         ("GAMEROOM_PORT", "0", "use from 1 to 65535 (a TCP port)"),
-        ("GAMEROOM_HTTP_KEEPALIVE", "0", "use 1 or more (seconds)"),  # 0: idle connections never closed
-        ("GAMEROOM_REDIS_WAIT_TIMEOUT_MS", "0", "use 1 or more (milliseconds; 0 would wait forever)"),
-        ("GAMEROOM_APPEND_RETRIES", "0", "use 1 or more (attempts)"),  # no append would ever be tried
-        ("GAMEROOM_SSE_MAX_STREAMS", "-1", "use 0 or more (streams; 0: no cap)"),
-        ("GAMEROOM_REDIS_TIMEOUT", "inf", "use 0.01 or more (seconds)"),
-        ("GAMEROOM_SSE_MAX_AGE", "nan", "use 1 or more (seconds)"),
+        ("GAMEROOM_HTTP_KEEPALIVE", "0", "use from 1 to 86400 (seconds)"),  # 0: idle connections never closed
+        ("GAMEROOM_REDIS_WAIT_TIMEOUT_MS", "0", "use from 1 to 3600000 (milliseconds; 0 would wait forever)"),
+        ("GAMEROOM_APPEND_RETRIES", "0", "use from 1 to 1000 (attempts)"),  # no append would ever be tried
+        ("GAMEROOM_SSE_MAX_STREAMS", "-1", "use from 0 to 1000000 (streams; 0: no cap)"),
+        ("GAMEROOM_REDIS_TIMEOUT", "inf", "use from 0.01 to 3600 (seconds)"),
+        ("GAMEROOM_SSE_MAX_AGE", "nan", "use from 1 to 86400 (seconds)"),
         (
             "GAMEROOM_TRUSTED_PROXIES",
             "-1",
@@ -97,6 +97,34 @@ def test_a_numeric_setting_out_of_its_range_is_refused_naming_the_variable_and_t
     with pytest.raises(ConfigError) as refused:
         Config.from_env({name: raw})
     assert str(refused.value) == f"{name}={raw!r} is out of range: {says}."
+
+
+def test_every_numeric_setting_has_a_highest_value():
+    """A number far beyond any install's needs is refused at start, not where it is used."""
+    assert [name for name, (_low, high, _unit) in RANGES.items() if high is None] == []
+    with pytest.raises(ConfigError, match="is out of range: use from 0 to 1000000 "):
+        Config.from_env({"GAMEROOM_SSE_MAX_STREAMS": "99999999999999999999"})
+
+
+@pytest.mark.parametrize("raw", [" 10", "10 ", "1_000", "+10", "１０", "1e3", "10.0", "0x10", ""])
+def test_a_whole_number_setting_is_ascii_digits_only(raw):
+    with pytest.raises(
+        ConfigError, match=re.escape(f"GAMEROOM_SSE_MAX_STREAMS={raw!r} is not a whole number.")
+    ):
+        Config.from_env({"GAMEROOM_SSE_MAX_STREAMS": raw})
+
+
+@pytest.mark.parametrize("raw", [" 1.5", "1_5", "+1.5", "１.5", ""])
+def test_a_number_setting_is_written_plainly(raw):
+    with pytest.raises(ConfigError, match=re.escape(f"GAMEROOM_SSE_MAX_AGE={raw!r} is not a number.")):
+        Config.from_env({"GAMEROOM_SSE_MAX_AGE": raw})
+
+
+def test_plain_numbers_are_read():
+    config = Config.from_env(
+        {"GAMEROOM_SSE_MAX_STREAMS": "010", "GAMEROOM_SSE_MAX_AGE": "2.5", "GAMEROOM_SSE_KEEPALIVE": "1e1"}
+    )
+    assert (config.sse_max_streams, config.sse_max_age, config.sse_keepalive) == (10, 2.5, 10.0)
 
 
 def test_the_bounds_of_a_range_are_allowed():
@@ -111,10 +139,15 @@ def test_the_bounds_of_a_range_are_allowed():
     [
         (
             {"GAMEROOM_SSE_KEEPALIVE": "0"},
-            "Error: GAMEROOM_SSE_KEEPALIVE='0' is out of range: use 0.1 or more",
+            "Error: GAMEROOM_SSE_KEEPALIVE='0' is out of range: use from 0.1 to 3600",
         ),
         ({"GAMEROOM_PORT": "abc"}, "Error: GAMEROOM_PORT='abc' is not a whole number."),
         ({"GAMEROOM_WEB_WORKERS": "x"}, "Error: GAMEROOM_WEB_WORKERS='x' is not a number of processes"),
+        ({"GAMEROOM_WEB_WORKERS": " 2"}, "Error: GAMEROOM_WEB_WORKERS=' 2' is not a number of processes"),
+        (
+            {"GAMEROOM_SSE_MAX_STREAMS": "99999999999999999999"},
+            "Error: GAMEROOM_SSE_MAX_STREAMS='99999999999999999999' is out of range",
+        ),
         ({"GAMEROOM_REDIS_URL": "ftp://x"}, "Error: GAMEROOM_REDIS_URL is not a Redis URL"),
         (
             {"GAMEROOM_REDIS_URL": "redis+cluster://127.0.0.1:7301"},

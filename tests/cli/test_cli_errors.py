@@ -44,7 +44,31 @@ CASES = [
     (["worker", "--url", "redis+cluster://127.0.0.1:1"], {}, "RQ's queue needs a plain Redis", 2),
     # A numeric setting outside what its use allows, for serve and worker alike.
     (["serve"], {"GAMEROOM_SSE_KEEPALIVE": "0"}, "GAMEROOM_SSE_KEEPALIVE='0' is out of range", 2),
-    (["serve"], {"GAMEROOM_MAX_BODY": "-1"}, "GAMEROOM_MAX_BODY='-1' is out of range: use 1024 or more", 2),
+    (  # passed, then every worker died at boot in gevent's pool (OverflowError), in a loop
+        ["serve"],
+        {"GAMEROOM_SSE_MAX_STREAMS": "99999999999999999999"},
+        "GAMEROOM_SSE_MAX_STREAMS='99999999999999999999' is out of range: use from 0 to 1000000",
+        2,
+    ),
+    (
+        ["serve"],
+        {"GAMEROOM_SSE_MAX_STREAMS": " 10"},
+        "GAMEROOM_SSE_MAX_STREAMS=' 10' is not a whole number",
+        2,
+    ),
+    (
+        ["serve"],
+        {"GAMEROOM_HTTP_KEEPALIVE": "1_000"},
+        "GAMEROOM_HTTP_KEEPALIVE='1_000' is not a whole number",
+        2,
+    ),
+    (["serve"], {"GAMEROOM_SSE_MAX_AGE": "3_00"}, "GAMEROOM_SSE_MAX_AGE='3_00' is not a number", 2),
+    (
+        ["serve"],
+        {"GAMEROOM_MAX_BODY": "-1"},
+        "GAMEROOM_MAX_BODY='-1' is out of range: use from 1024 to 1073741824",
+        2,
+    ),
     (["worker"], {"GAMEROOM_REDIS_TIMEOUT": "nan"}, "GAMEROOM_REDIS_TIMEOUT='nan' is out of range", 2),
     (["worker"], {"GAMEROOM_APPEND_RETRIES": "0"}, "GAMEROOM_APPEND_RETRIES='0' is out of range", 2),
     # replay and worker check their Redis URLs as serve does.
