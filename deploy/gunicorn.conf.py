@@ -15,6 +15,7 @@ from gameroom.config import Config, ConfigError
 from gameroom.serving import (
     check_served_settings,
     gunicorn_settings,
+    open_files_warning,
     quiet_late_ssl_patch_warning,
     raise_open_files_limit,
 )
@@ -67,5 +68,8 @@ control_socket_disable = _settings["control_socket_disable"]
 
 
 def on_starting(server):
-    """Every open stream is a socket: allow as many open files as the system lets us."""
-    raise_open_files_limit()
+    """Every open stream is a socket: allow as many open files as the system lets us, and say so
+    when that is too few for the stream cap (each worker then holds fewer streams)."""
+    too_few = open_files_warning(_config, raise_open_files_limit())
+    if too_few:
+        server.log.warning("%s", too_few)

@@ -292,14 +292,21 @@ def serve(config: Config, host, port, workers, ai_workers):
         if kept is not None:
             kept.watch(_stop_serving)
         try:
-            from .serving import gunicorn_settings, quiet_late_ssl_patch_warning, raise_open_files_limit
+            from .serving import (
+                gunicorn_settings,
+                open_files_warning,
+                quiet_late_ssl_patch_warning,
+                raise_open_files_limit,
+            )
             from .wsgi import GunicornApp
 
             os.environ["GAMEROOM_REDIS_URL"] = url
             log.info(
                 "serving on http://%s:%s  (Redis: %s; Ctrl-C to stop)", host, port, without_password(url)
             )
-            raise_open_files_limit()
+            too_few = open_files_warning(config, raise_open_files_limit())
+            if too_few:
+                log.warning("%s", too_few)
             quiet_late_ssl_patch_warning()
             GunicornApp(gunicorn_settings(config, bind=f"{host}:{port}", workers=workers)).run()
         finally:

@@ -42,6 +42,9 @@ ACCESS_LOG_FORMAT = '%(t)s %(h)s "%(m)s %(U)s" %(s)s %(b)s %(D)sus'
 _QUERY = re.compile(r"\?[^\s'\"]*")
 #: Connections a worker holds beside its capped streams (moves, health checks, history).
 SHORT_REQUEST_HEADROOM = 1000
+#: Descriptors a worker holds beside its client connections and its Redis pool: the listening
+#: socket, the stream hub's reader, log files, gevent's loop and pipes, imported modules' files.
+FD_RESERVE = 64
 
 
 def check_served_settings(config: Config) -> None:
@@ -64,15 +67,47 @@ def check_served_settings(config: Config) -> None:
             raise ConfigError(str(exc)) from None
 
 
+def connection_budget(config: Config, open_files: int) -> tuple[int, int]:
+    """``(live streams, short requests)`` one process serves at once with ``open_files`` descriptors.
+
+    Streams: ``sse_max_streams``, or fewer when the descriptors would run out first (0, no cap:
+    as many as fit). Every connection is a descriptor; a process that runs out accepts nothing
+    more, not even a health check, and gevent logs a traceback a second. Capped to fit, the
+    streams beyond are refused with 503 stream-capacity and short requests keep their room
+    (:data:`SHORT_REQUEST_HEADROOM`, or a quarter of what is left beside Redis when that is less).
+    """
+    room = max(open_files - FD_RESERVE - config.redis_max_connections - 1, 0)
+    short = min(SHORT_REQUEST_HEADROOM, room // 4)
+    fit = max(room - short, 1)
+    streams = min(config.sse_max_streams, fit) if config.sse_max_streams else fit
+    return streams, short
+
+
+def open_files_warning(config: Config, open_files: int) -> str | None:
+    """What to log at start when ``open_files`` descriptors cannot hold ``sse_max_streams`` beside
+    the rest (None: they can)."""
+    streams, _short = connection_budget(config, open_files)
+    if not config.sse_max_streams or streams >= config.sse_max_streams:
+        return None
+    needed = config.sse_max_streams + SHORT_REQUEST_HEADROOM + config.redis_max_connections + 1 + FD_RESERVE
+    return (
+        f"the open-file limit ({open_files}) cannot hold GAMEROOM_SSE_MAX_STREAMS={config.sse_max_streams} "
+        f"live streams per process beside short requests and Redis ({needed} needed): each worker holds "
+        f"at most {streams} streams and refuses more with 503 stream-capacity; raise `ulimit -n` "
+        f"(LimitNOFILE, --ulimit nofile) to {needed} or lower GAMEROOM_SSE_MAX_STREAMS"
+    )
+
+
 def gunicorn_settings(config: Config, *, bind: str, workers: int) -> dict:
     """gunicorn's settings for ``workers`` processes of the API listening on ``bind``."""
-    streams = config.sse_max_streams or 10_000
+    streams, short = connection_budget(config, open_files_limit())
     return {
         "bind": bind,
         "workers": workers,
         "worker_class": WORKER_CLASS,
-        # gevent: the most connections (greenlets) one worker serves at once.
-        "worker_connections": streams + SHORT_REQUEST_HEADROOM,
+        # gevent: the most connections (greenlets) one worker serves at once; beyond, a connection
+        # waits in the listen queue.
+        "worker_connections": streams + short,
         # Idle keep-alive connections stay open this long, and every response
         # says so (``Keep-Alive: timeout=N``, :mod:`gameroom.api.keepalive`), so a
         # client that honours it (Node, undici, curl) closes an idle connection
@@ -438,15 +473,27 @@ class GeventWorker(GeventPyWSGIWorker):
             sys.exit(0)
 
 
+def open_files_limit() -> int:
+    """The open-file limit :func:`raise_open_files_limit` reaches: the hard limit (65536 at
+    least when there is none)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(soft, 65536) if hard == resource.RLIM_INFINITY else hard
+
+
 def raise_open_files_limit() -> int:
     """Raise this process's soft limit of open files to its hard limit (every open
     stream is a socket); returns the new limit. Children inherit it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY:
-        hard = max(soft, 65536)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return hard
+    limit = open_files_limit()
+    if soft < limit:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    return limit
+
+
+def served_stream_cap(config: Config) -> int:
+    """The stream cap of this (worker) process: ``sse_max_streams`` made to fit its open-file
+    limit (:func:`connection_budget`; its master warned at start when that lowers it)."""
+    return connection_budget(config, resource.getrlimit(resource.RLIMIT_NOFILE)[0])[0]
 
 
 def quiet_late_ssl_patch_warning() -> None:

@@ -21,11 +21,17 @@ class GunicornApp(BaseApplication):
 
 
 def served_app():
-    """The app as gunicorn serves it: each response advertises the idle timeout of the connection."""
+    """The app as gunicorn serves it: each response advertises the idle timeout of the connection,
+    and the process holds no more live streams than its open-file limit lets it serve."""
+    from dataclasses import replace
+
     from . import create_app
     from .api.keepalive import KeepAliveHeader
+    from .config import Config
+    from .serving import served_stream_cap
 
-    app = create_app()
+    config = Config.from_env()
+    app = create_app(replace(config, sse_max_streams=served_stream_cap(config)))
     app.wsgi_app = KeepAliveHeader(app.wsgi_app, app.config["GAMEROOM"].http_keepalive)
     return app
 

@@ -76,3 +76,17 @@ def test_the_shipped_gunicorn_command_boots_quietly(redis_server, tmp_path):
     text = log.read_text()
     assert "Warning" not in text and "WARNING" not in text, text
     assert not (tmp_path / ".gunicorn").exists()
+
+
+def test_the_stream_cap_is_kept_where_the_open_file_limit_holds_it_and_lowered_where_not():
+    from gameroom.serving import SHORT_REQUEST_HEADROOM, connection_budget, open_files_warning
+
+    config = Config()  # 4000 streams, 64 Redis connections
+    assert connection_budget(config, 65536) == (4000, SHORT_REQUEST_HEADROOM)
+    assert open_files_warning(config, 65536) is None
+    streams, short = connection_budget(config, 300)  # `ulimit -n 300`
+    assert 0 < short < streams and streams + short + config.redis_max_connections < 300
+    warning = open_files_warning(config, 300)
+    assert warning is not None and f"at most {streams} streams" in warning and "ulimit -n" in warning
+    no_cap = Config(sse_max_streams=0)  # no cap of its own: as many as the descriptors hold
+    assert connection_budget(no_cap, 300) == (streams, short) and open_files_warning(no_cap, 300) is None

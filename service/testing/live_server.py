@@ -47,7 +47,14 @@ class LiveServer(Served):
     worker, no AI worker, ready once the process answers ``/api/healthz``, logging to
     ``serve-<port>.log`` in ``workdir``."""
 
-    def __init__(self, redis_url: str, workdir: Path, env: dict | None = None, port: int | None = None):
+    def __init__(
+        self,
+        redis_url: str,
+        workdir: Path,
+        env: dict | None = None,
+        port: int | None = None,
+        open_files: int | None = None,
+    ):
         port = port or free_port()
         super().__init__(
             workdir,
@@ -58,5 +65,6 @@ class LiveServer(Served):
             port=port,
             ready_path="/api/healthz",
             log_name=f"serve-{port}.log",
+            open_files=open_files,
         )
         self.redis_url = redis_url

@@ -58,6 +58,7 @@ class Served:
     ``folder/var``). ``workers``, ``ai_workers``: ``serve``'s options.
     ``ready_path``: what must answer 200 before :meth:`start` returns
     (``/api/readyz``: Redis reachable too; ``/api/healthz``: the process only).
+    ``open_files``: its open-file limit, soft and hard (``ulimit -n``); None: the test run's.
     """
 
     def __init__(
@@ -72,6 +73,7 @@ class Served:
         ready_path: str = "/api/readyz",
         ready_timeout: float = 60,
         log_name: str = "serve.log",
+        open_files: int | None = None,
     ):
         self.folder = Path(folder)
         self.port = port or free_port()
@@ -92,6 +94,7 @@ class Served:
         self.ready_path = ready_path
         self.ready_timeout = ready_timeout
         self.log_path = self.folder / log_name
+        self.open_files = open_files
         self.proc: subprocess.Popen | None = None
         self._log = None
 
@@ -106,6 +109,7 @@ class Served:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=self._limit_open_files if self.open_files else None,
         )
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
@@ -120,6 +124,12 @@ class Served:
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError("gameroom serve did not become ready:\n" + self.log())
+
+    def _limit_open_files(self) -> None:
+        """In the child: its open-file limit, soft and hard, as ``ulimit -n`` sets it."""
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def stop(self) -> int:
         """Ctrl-C (SIGINT to its process group), SIGKILL after 30 s; returns its exit code."""
