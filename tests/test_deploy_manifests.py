@@ -202,7 +202,7 @@ def test_every_gunicorn_command_parses_and_names_the_shipped_config_and_app(monk
         # The app object resolves through the factory (built lazily on first access).
         made = flask.Flask("made")
         made.config["GAMEROOM"] = Config()
-        monkeypatch.setattr(gameroom, "create_app", lambda: made)
+        monkeypatch.setattr(gameroom, "create_app", lambda *args, **kwargs: made)
         monkeypatch.delitem(vars(wsgi), attr, raising=False)
         assert getattr(wsgi, attr) is made
         monkeypatch.delitem(vars(wsgi), attr)
