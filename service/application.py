@@ -42,6 +42,7 @@ from .errors import (
     Unauthorized,
     ValidationFailed,
     VersionConflict,
+    unknown_match,
 )
 from .eventstore import EventStore
 from .eventstore.drafts import DraftFlush
@@ -298,7 +299,7 @@ class Matches:
         claimed = self.records.claim(match_id, seat, name, token, record.num_seats, when_full)
         if claimed.record is None:  # gone since this process saw it (only a flushed Redis does that)
             self._claimable.forget(match_id)
-            raise NotFound(f"No match {match_id}.", code="unknown-match")
+            raise unknown_match(match_id)
         if not claimed.won:
             if idempotency_key is not None:
                 replay = self._claimed_before(match_id, seat, name, token, claimed.record)
@@ -414,7 +415,7 @@ class Matches:
     def record(self, match_id: str) -> MatchRecord:
         record = self.records.get(match_id)
         if record is None:
-            raise NotFound(f"No match {match_id}.", code="unknown-match")
+            raise unknown_match(match_id)
         return record
 
     def game(self, record: MatchRecord):
@@ -468,7 +469,7 @@ class Matches:
             )
             if record is None:
                 if found is None:
-                    raise NotFound(f"No match {match_id}.", code="unknown-match")
+                    raise unknown_match(match_id)
                 record = found
                 self._remember_record(record)
             if need_seat:

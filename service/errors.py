@@ -6,6 +6,8 @@ Messages never contain hidden information or secrets.
 
 from __future__ import annotations
 
+import re
+
 
 class GameroomError(Exception):
     """Base of every error the server reports to a client."""
@@ -52,6 +54,17 @@ class NotYourSeat(Forbidden):
 
 class NotFound(GameroomError):
     status, code, title = 404, "not-found", "Not found"
+
+
+#: A match id as the server makes them, and a little more (see ``MATCH_ID_PATTERN``).
+_SHOWN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def unknown_match(match_id: str) -> NotFound:
+    """404 ``unknown-match``, naming the id only when it has the shape of one: whatever else a
+    client put in the URL (3,000 characters, a NUL, a right-to-left override) is not echoed."""
+    named = f" {match_id}" if _SHOWN_ID.fullmatch(match_id) else " with that id"
+    return NotFound(f"No match{named}.", code="unknown-match")
 
 
 class Conflict(GameroomError):

@@ -24,7 +24,15 @@ from .core.matches import (
     rematch_token,
     status_of,
 )
-from .errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed, VersionConflict
+from .errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    ValidationFailed,
+    VersionConflict,
+    unknown_match,
+)
 from .eventstore.records import NO_MATCH, RELEASED, SEAT_CLAIMED
 
 log = logging.getLogger(__name__)
@@ -181,7 +189,7 @@ class Lifecycle:
         if done == SEAT_CLAIMED:
             raise Conflict(f"Seat {seat} is taken: its player accepted the rematch.", code="seat-taken")
         if done == NO_MATCH:  # gone since it was read (only a flushed Redis does that)
-            raise NotFound(f"No match {match_id}.", code="unknown-match")
+            raise unknown_match(match_id)
         if done != RELEASED:  # a racing release came first
             raise not_reserved
         new, entry = self._append(
