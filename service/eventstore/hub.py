@@ -240,7 +240,12 @@ class StreamHub:
         while True:
             self._has_work.wait()
             try:
-                self._read_once()
+                if outage.since is not None and not self._cluster and self._watched:
+                    # back? Say so now, not once a whole blocking read (block_ms) has ended
+                    self._ask(_PING)
+                    outage.over()
+                if not self._read_once():
+                    continue  # no stream left to read for: idle, whether Redis is back or not
             except _OUTAGE as exc:
                 outage.failed(exc)
                 threading.Event().wait(RETRY_EVERY)
@@ -251,18 +256,19 @@ class StreamHub:
                 continue
             outage.over()
 
-    def _read_once(self) -> None:
+    def _read_once(self) -> bool:
+        """One read for every watched match (False, having read nothing: none is watched)."""
         with self._lock:
             if not self._watched:
                 self._has_work.clear()
-                return
+                return False
             if self._cluster:
                 streams: Any = {keys.events(m): f"{v}-0" for m, v in self._watched.items()}
             else:
                 command = self._packed_xread()
         if self._cluster:
             self._poll_once(streams)
-            return
+            return True
         found = self._ask(command)  # RESP2: [[key, [[id, [field, value, ...]], ...]], ...]; RESP3: a map
         for key, items in found.items() if isinstance(found, dict) else found or []:
             key = key.decode() if isinstance(key, bytes) else key
@@ -272,6 +278,7 @@ class StreamHub:
                 continue
             entries = [json.loads(_field(fields, b"entry")) for _id, fields in items]
             self._deliver(keys.match_of_events(key), entries)
+        return True
 
     def _packed_xread(self) -> bytes:
         """``XREAD COUNT 1000 BLOCK <block_ms> STREAMS <keys> <wake key> <cursors> <wake cursor>``,
@@ -375,6 +382,9 @@ class _Outage:
                 "stream hub: Redis is back after %.0f s; live streams resume", time.monotonic() - self.since
             )
             self.since = None
+
+
+_PING = b"*1\r\n$4\r\nPING\r\n"
 
 
 def _bulk(text: str | bytes) -> bytes:

@@ -541,7 +541,11 @@ def test_a_doubled_slash_is_a_404_problem_not_a_redirect_to_the_clients_host(cli
 def test_an_unknown_match_id_of_no_id_shape_is_not_echoed_back(api, expect_problem, match_id):
     """A 404 names the id only when it looks like one: whatever else was in the URL (3,000
     characters, a NUL, a right-to-left override) is not repeated to the client."""
-    for path in (f"/api/matches/{match_id}", f"/api/matches/{match_id}/state", f"/api/matches/{match_id}/stream"):
+    for path in (
+        f"/api/matches/{match_id}",
+        f"/api/matches/{match_id}/state",
+        f"/api/matches/{match_id}/stream",
+    ):
         problem = expect_problem(api.get(path), 404, "unknown-match")
         assert problem["detail"] == "No match with that id.", problem
     named = expect_problem(api.get("/api/matches/no-such-match-0/state"), 404, "unknown-match")

@@ -145,3 +145,40 @@ def test_an_outage_is_logged_once_then_every_few_seconds_with_a_count_and_stream
     assert "Redis unavailable" in errors[0]
     assert 2 <= len(errors) <= 4, errors  # the first, then about one a second
     assert all(re.search(r"still unavailable after \d+ s \(\d+ failed reads", e) for e in errors[1:]), errors
+
+
+def test_the_end_of_an_outage_is_logged_when_redis_answers_not_a_blocking_read_later(tmp_path, caplog):
+    """With the default block (10 s) and nothing appended, the reader's first read after an
+    outage blocks for the whole block: "Redis is back" came up to 10 s after Redis did."""
+    server = EmbeddedRedis(tmp_path / "redis").start()
+    try:
+        hub = StreamHub(server.client(), server.url)  # the shipped block_ms
+        sub = hub.subscribe("quiet")
+        caplog.set_level(logging.INFO, logger="gameroom.eventstore.hub")
+        probe = server.client()
+        wait_until(
+            lambda: any(c["cmd"] == "xread" for c in probe.client_list()), 10, "the reader to block in XREAD"
+        )
+        reader = hub._thread.ident
+        server.kill()
+        wait_until(
+            lambda: any("Redis unavailable" in r.getMessage() for r in caplog.records if r.thread == reader),
+            15,
+            "the reader to log the outage",
+        )
+        server.start()
+        back = wait_until(
+            lambda: [r for r in caplog.records if r.thread == reader and "Redis is back" in r.getMessage()],
+            5,  # under the 10 s block: only a reader that asks at once says so in time
+            "the reader to log that Redis is back",
+        )
+        assert len(back) == 1
+        sub.close()
+    finally:
+        server.stop()
+    # Its last stream gone, the reader idles even with Redis away: no more reads, no more lines
+    # (it kept reading a stopped server, and said Redis was back when it merely idled).
+    wait_until(lambda: not hub._has_work.is_set(), 15, "the hub's reader to idle")
+    said = len([r for r in caplog.records if r.thread == reader])
+    time.sleep(2.5)
+    assert len([r for r in caplog.records if r.thread == reader]) == said
