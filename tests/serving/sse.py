@@ -1,4 +1,5 @@
-"""Raw Server-Sent Events clients for the serving tests: plain sockets, many at once."""
+"""Raw Server-Sent Events clients for the serving tests: plain sockets, many at once; and the
+tic-tac-toe matches they watch, made and played over HTTP."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import re
 import selectors
 import socket
 import time
+
+from gameroom.testing.live_server import http
 
 _ID = re.compile(rb"^id: (\d+)$", re.M)
 
@@ -70,3 +73,24 @@ def pump(streams, until, timeout: float = 30.0) -> bool:
         return True
     finally:
         selector.close()
+
+
+def new_match(server) -> tuple[str, dict[int, str]]:
+    """A new tic-tac-toe match on ``server``: its id and the seats' tokens."""
+    status, created = http(
+        "POST", server.base + "/api/matches", {"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
+    )
+    assert status == 201, created
+    return created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
+
+
+def mark(server, match_id: str, token: str, cell: int) -> dict:
+    """Play ``cell`` for the seat of ``token``; the move's answer."""
+    status, body = http(
+        "POST",
+        f"{server.base}/api/matches/{match_id}/moves",
+        {"move": {"type": "mark", "cell": cell}},
+        token=token,
+    )
+    assert status == 201, body
+    return body

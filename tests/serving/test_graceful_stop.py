@@ -8,30 +8,12 @@ import signal
 
 import pytest
 
-from gameroom.testing.live_server import LiveServer, http
+from gameroom.testing.live_server import LiveServer
 
-from .sse import RawStream, pump
+from .sse import RawStream, mark, new_match, pump
 
 #: What a worker held until its master killed it would have left in the log.
 KILLED = ("Worker graceful timeout", "SIGKILL", "was sent", "Traceback")
-
-
-def _match(server):
-    status, created = http(
-        "POST", server.base + "/api/matches", {"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
-    )
-    assert status == 201, created
-    return created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
-
-
-def _mark(server, match_id, token, cell):
-    status, body = http(
-        "POST",
-        f"{server.base}/api/matches/{match_id}/moves",
-        {"move": {"type": "mark", "cell": cell}},
-        token=token,
-    )
-    assert status == 201, body
 
 
 @pytest.mark.slow
@@ -40,7 +22,7 @@ def test_sigterm_ends_every_stream_with_a_complete_response_and_closes_idle_conn
 ):
     server = LiveServer(redis_server.url, tmp_path).start()  # the shipped settings
     try:
-        match_id, _ = _match(server)
+        match_id, _ = new_match(server)
         path = f"/api/matches/{match_id}/stream"
         raw = RawStream(server.port, path)  # HTTP/1.0: the body ends where the connection does
         chunked = RawStream(server.port, path, version="1.1")
@@ -66,18 +48,18 @@ def test_a_reload_ends_the_old_workers_streams_and_they_resume_on_the_new_one_wi
     redis_server, tmp_path
 ):
     with LiveServer(redis_server.url, tmp_path) as server:
-        match_id, tokens = _match(server)
+        match_id, tokens = new_match(server)
         path = f"/api/matches/{match_id}/stream"
         stream = RawStream(server.port, path, version="1.1")
-        _mark(server, match_id, tokens[0], 0)
+        mark(server, match_id, tokens[0], 0)
         assert pump([stream], lambda: stream.ids() == [1, 2])
         os.kill(server.proc.pid, signal.SIGHUP)
         assert pump([stream], lambda: stream.closed, timeout=30), stream.body
         assert stream.body.endswith(b"\r\n0\r\n\r\n"), stream.body
         stream.close()
-        _mark(server, match_id, tokens[1], 4)  # served by the new worker
+        mark(server, match_id, tokens[1], 4)  # served by the new worker
         resumed = RawStream(server.port, path, {"Last-Event-ID": "2"}, version="1.1")
-        _mark(server, match_id, tokens[0], 1)
+        mark(server, match_id, tokens[0], 1)
         assert pump([resumed], lambda: resumed.ids() == [3, 4], timeout=10), resumed.body
         resumed.close()
         log = server.log()

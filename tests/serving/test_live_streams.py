@@ -11,7 +11,7 @@ import redis
 from gameroom.config import Config
 from gameroom.testing.live_server import LiveServer, http
 
-from .sse import RawStream, pump
+from .sse import RawStream, mark, new_match, pump
 
 #: Seat 0 wins on the top row: 5 moves.
 WIN = [0, 3, 1, 4, 2]
@@ -23,28 +23,9 @@ def server(redis_server, tmp_path_factory):
         yield live
 
 
-def _match(server):
-    status, created = http(
-        "POST", server.base + "/api/matches", {"game": "tic-tac-toe", "seats": [{"name": "X"}, {"name": "O"}]}
-    )
-    assert status == 201, created
-    return created["match"]["id"], {int(k): v for k, v in created["tokens"].items()}
-
-
-def _mark(server, match_id, token, cell):
-    status, body = http(
-        "POST",
-        f"{server.base}/api/matches/{match_id}/moves",
-        {"move": {"type": "mark", "cell": cell}},
-        token=token,
-    )
-    assert status == 201, body
-    return body
-
-
 @pytest.mark.slow
 def test_an_idle_stream_on_default_settings_survives_20_s_with_keep_alives_then_gets_a_move(server):
-    match_id, tokens = _match(server)
+    match_id, tokens = new_match(server)
     stream = RawStream(server.port, f"/api/matches/{match_id}/stream")
     try:
         # Nothing happens for 20 s: the default keep-alive (15 s) must go out, the stream must stay open.
@@ -52,7 +33,7 @@ def test_an_idle_stream_on_default_settings_survives_20_s_with_keep_alives_then_
         assert not stream.closed, stream.data
         assert stream.status == 200 and stream.ids() == [1]
         assert stream.body.count(b": keep-alive\n\n") == 1, stream.body
-        _mark(server, match_id, tokens[0], 4)
+        mark(server, match_id, tokens[0], 4)
         assert pump([stream], lambda: 2 in stream.ids(), timeout=10), stream.body
     finally:
         stream.close()
@@ -69,7 +50,7 @@ def _worker_threads(server) -> int:
 
 @pytest.mark.slow
 def test_200_streams_on_one_process_while_moves_and_health_checks_answer(server, redis_server):
-    games = [_match(server) for _ in range(20)]
+    games = [new_match(server) for _ in range(20)]
     redis_clients = redis.Redis.from_url(redis_server.url)
     before = len(redis_clients.client_list())  # the test session's own, and the server's so far
     streams = [
@@ -90,7 +71,7 @@ def test_200_streams_on_one_process_while_moves_and_health_checks_answer(server,
         def play():
             for i, cell in enumerate(WIN):
                 for match_id, tokens in games:
-                    _mark(server, match_id, tokens[i % 2], cell)
+                    mark(server, match_id, tokens[i % 2], cell)
                 health.append(http("GET", server.base + "/api/healthz", timeout=10)[0])
 
         mover = threading.Thread(target=play)
@@ -111,8 +92,8 @@ def test_200_streams_on_one_process_while_moves_and_health_checks_answer(server,
 def test_last_event_id_resumes_across_a_server_restart(redis_server, tmp_path):
     first = LiveServer(redis_server.url, tmp_path).start()
     try:
-        match_id, tokens = _match(first)
-        _mark(first, match_id, tokens[0], 0)
+        match_id, tokens = new_match(first)
+        mark(first, match_id, tokens[0], 0)
         stream = RawStream(first.port, f"/api/matches/{match_id}/stream")
         assert pump([stream], lambda: stream.ids() == [1, 2])
     finally:
@@ -123,7 +104,7 @@ def test_last_event_id_resumes_across_a_server_restart(redis_server, tmp_path):
     again = LiveServer(redis_server.url, tmp_path, port=first.port).start()
     try:
         resumed = RawStream(again.port, f"/api/matches/{match_id}/stream", {"Last-Event-ID": "2"})
-        _mark(again, match_id, tokens[1], 4)
+        mark(again, match_id, tokens[1], 4)
         assert pump([resumed], lambda: 3 in resumed.ids(), timeout=10), resumed.data
         assert resumed.ids() == [3]
         resumed.close()
@@ -140,7 +121,7 @@ def test_streams_whose_clients_went_away_free_their_slots_at_once_not_at_the_nex
     write fails (15 to 30 s later, with the default keep-alive)."""
     env = {"GAMEROOM_SSE_MAX_STREAMS_PER_CLIENT": "3"}
     with LiveServer(redis_server.url, tmp_path, env=env) as server:
-        match_id, _ = _match(server)
+        match_id, _ = new_match(server)
         path = f"/api/matches/{match_id}/stream"
         held = [RawStream(server.port, path) for _ in range(3)]
         assert pump(held, lambda: all(s.ids() == [1] for s in held))
