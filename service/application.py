@@ -94,7 +94,7 @@ def _key_reused() -> ValidationFailed:
 
 def has_drafts(game) -> bool:
     """Whether ``game`` may keep steps in drafts (it implements ``Game.sealed_steps``)."""
-    return getattr(type(game).sealed_steps, "__qualname__", "").split(".")[0] != "Game"
+    return game.overrides("sealed_steps")
 
 
 def request_fingerprint(move: dict, expected_version: int | None) -> str:

@@ -246,6 +246,33 @@ class Game:
         "schemas",
     )
 
+    @classmethod
+    def overrides(cls, name: str) -> bool:
+        """Whether this game class replaces :class:`Game`'s own ``name``.
+
+        Args:
+            name: a method or attribute that :class:`Game` defines (``"sample_state"``,
+                ``"sealed_steps"`` ...).
+
+        Returns:
+            ``True`` if a class between this one and :class:`Game` defines ``name``
+            with another value, ``False`` if the game inherits Game's (an
+            assignment of Game's own function, ``sample_state = Game.sample_state``,
+            counts as not overriding). The platform uses it to tell what a game
+            implements: the required methods, the AI levels, drafts.
+
+        Raises:
+            AttributeError: :class:`Game` has no ``name`` (a misspelt name never
+                reads as "not overridden").
+        """
+        if name not in Game.__dict__:
+            raise AttributeError(f"Game has no attribute {name!r} to override")
+        default = Game.__dict__[name]
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name] is not default
+        return False  # pragma: no cover (Game itself is in every game's __mro__)
+
     # -- rules (required) -------------------------------------------------
 
     def setup(self, num_seats: int, options: dict, rng: Rng) -> list[Event]:

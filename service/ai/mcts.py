@@ -122,16 +122,12 @@ def move_key(move: dict):
     return key
 
 
-def _overrides(game: Game, name: str) -> bool:
-    return getattr(type(game), name, None) is not getattr(Game, name)
-
-
 def settings(
     game: Game, iterations=None, time_limit=None, rollout=None, exploration=None, minimax=None, final=None
 ) -> dict:
     """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
     simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
-    heuristic = _overrides(game, "evaluate")
+    heuristic = game.overrides("evaluate")
     return {
         "iterations": int(iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)),
         "time_limit": float(
