@@ -30,9 +30,10 @@ def test_overrides_tells_a_method_the_class_defines_from_one_it_inherits_from_ga
     assert not Base.overrides("sealed_steps")
 
 
-def test_overrides_sees_what_a_parent_class_overrode():
+def test_overrides_sees_what_a_parent_class_overrode_and_attributes_too():
     assert Child.overrides("evaluate")  # from Base, not Game
     assert Child.overrides("sample_state")
+    assert Child.overrides("mcts_iterations") and not Child.overrides("mcts_time_limit")
     assert Child().overrides("sample_state")  # on an instance as well
 
 
