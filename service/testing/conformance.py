@@ -45,12 +45,13 @@ import os
 import random
 
 import pytest
+from marshmallow import ValidationError
 
 from .. import tagged
 from ..core.decider import Folded, apply_entry, decide, fold, setup_entry
 from ..core.rng import rng_for
 from ..errors import RuleViolation
-from ..plugin_api import Game, IllegalMove, clone
+from ..plugin_api import Game, IllegalMove, Rng, clone
 
 #: The kit's own cap on a playout whose options put no bound on a match, so that a
 #: game that never ends fails instead of hanging the test run.
@@ -524,9 +525,7 @@ def check_independent_steps(
     raise AssertionError(f"the match did not end within {cap} steps")
 
 
-def _rng(seed: str):
-    from ..plugin_api import Rng
-
+def _rng(seed: str) -> Rng:
     return Rng(seed)
 
 
@@ -643,7 +642,5 @@ class GameConformance:
         return compared
 
     def test_unknown_options_are_refused(self, subject):
-        from marshmallow import ValidationError
-
         with pytest.raises(ValidationError):
             subject.load_options({"surely_not_an_option_name": 1})
