@@ -338,7 +338,7 @@ class Game:
         :param num_seats: the number of seats, already accepted by :meth:`check_seats`.
         :param options: the match options, loaded (defaults filled) by :meth:`load_options`.
         :param rng: the only source of randomness; write every drawn outcome into the events.
-        :return: the opening events, at least one.
+        :return: the opening events, in order.
         """
         raise NotImplementedError
 
@@ -370,8 +370,8 @@ class Game:
         :param state: the current state.
         :param seat: the seat asking.
         :return: the moves, each a JSON object with a ``"type"``, each accepted
-            unchanged by :meth:`decide`, in a stable order; ``[]`` for a seat
-            that is not active.
+            unchanged by :meth:`decide`, in a deterministic order (the AI levels
+            draw by index); ``[]`` for a seat that is not active.
         """
         raise NotImplementedError
 
@@ -386,7 +386,7 @@ class Game:
         :param move: the move as the client sent it (hostile: check every value's
             type and range, and remember that ``True`` is an ``int``).
         :param rng: the only source of randomness; write every drawn outcome into the events.
-        :return: the events of this step, at least one.
+        :return: the events of this step, in order.
         :raises IllegalMove: with a rule code, for anything :meth:`legal_moves` would not list.
         """
         raise NotImplementedError
