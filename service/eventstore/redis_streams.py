@@ -21,93 +21,7 @@ from . import direct, keys, replication
 from .connect import is_cluster
 from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
-
-# KEYS[1] the match's events stream
-# KEYS[2] the match's idempotency hash
-# KEYS[3] the match's record hash (its denormalised status and version, for the lobby)
-# ARGV[1] expected version (the stream length the writer saw)
-# ARGV[2] idempotency key, or "" for none
-# ARGV[3] the entry, JSON
-# ARGV[4] the match status after this entry, or "" to leave the record alone
-# KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
-# ARGV[5] fingerprint of the request that carries the idempotency key, or ""
-# ARGV[6] the AI seats to move after this entry, "1,3", or "" for none
-# KEYS[5] the match's clock marker (outbox of clock deadlines; see service/workers/clock_reconciler.py)
-# ARGV[7] the running clocks a person holds after this entry, "1=1700000012.5,3=...", or "" for none
-# KEYS[6] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
-# ARGV[8] with KEYS[6]: the draft's base (the barrier version it was written against)
-# ARGV[9] with KEYS[6]: how many draft steps the entry carries (the draft must hold exactly these)
-# Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
-#
-# With a draft, the entry carries the seat's sealed steps (``sealed``): the draft is checked
-# and deleted in the same atomic step, and its idempotency keys move to KEYS[2] with this
-# entry's version, so a retried step replays instead of acting twice: its steps' keys, and
-# those of the steps undone in it and of the undos that dropped them (see drafts.py), so that
-# none of them is taken for a new request once the draft is gone.
-#
-# An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
-# without a fingerprint, as before fingerprints existed), so that a key reused
-# with a different request can be told from a retry (see parse_idempotency).
-APPEND_LUA = """
-if ARGV[2] ~= '' then
-  local prior = redis.call('HGET', KEYS[2], ARGV[2])
-  if prior then return {'dup', prior} end
-end
-local current = redis.call('XLEN', KEYS[1])
-if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
-local drafted = false
-if KEYS[6] then
-  local held = 0
-  if redis.call('HGET', KEYS[6], 'base') == ARGV[8] then
-    drafted = true
-    held = tonumber(redis.call('HGET', KEYS[6], 'n') or '0')
-  end
-  if held ~= tonumber(ARGV[9]) then return {'conflict', current} end
-end
-local version = current + 1
-redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
-if KEYS[6] then
-  if drafted then
-    local fields = redis.call('HGETALL', KEYS[6])
-    for i = 1, #fields, 2 do
-      local prefix = string.sub(fields[i], 1, 2)
-      local fingerprint = nil
-      if prefix == 'k:' or prefix == 'u:' then
-        fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
-      elseif prefix == 'd:' then
-        fingerprint = string.match(fields[i + 1], '^([^:]*):')
-      end
-      if prefix == 'k:' or prefix == 'u:' or prefix == 'd:' then
-        local record = version
-        if fingerprint and fingerprint ~= '' then record = version .. ':' .. fingerprint end
-        redis.call('HSETNX', KEYS[2], string.sub(fields[i], 3), record)
-      end
-    end
-  end
-  redis.call('DEL', KEYS[6])
-end
-if ARGV[2] ~= '' then
-  local record = version
-  if ARGV[5] ~= '' then record = version .. ':' .. ARGV[5] end
-  redis.call('HSET', KEYS[2], ARGV[2], record)
-end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'status', ARGV[4], 'version', version) end
--- AI outbox: whether an AI seat is to move is recorded with the entry that made it so,
--- so a crash between this append and the enqueue of the job loses no turn.
-if ARGV[6] ~= '' then
-  redis.call('SET', KEYS[4], version .. ':' .. ARGV[6])
-else
-  redis.call('DEL', KEYS[4])
-end
--- Clock outbox: likewise the deadlines of the clocks this entry left running, so a crash
--- before the timeout job is scheduled loses no timeout.
-if ARGV[7] ~= '' then
-  redis.call('SET', KEYS[5], version .. ':' .. ARGV[7])
-else
-  redis.call('DEL', KEYS[5])
-end
-return {'ok', version}
-"""
+from .scripts import APPEND_LUA, DROP_PENDING_LUA
 
 
 def parse_idempotency(raw) -> tuple[int, str | None]:
@@ -204,17 +118,6 @@ class PendingAI(NamedTuple):
     match_id: str
     marked_at: float
     turn: tuple[int, list[int]] | None
-
-
-# KEYS[1] the pending-AI index; ARGV[1] match id; ARGV[2] the score the caller saw.
-# Removes the member only if no writer marked it again since (its score did not grow).
-DROP_PENDING_LUA = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) <= tonumber(ARGV[2]) then
-  return redis.call('ZREM', KEYS[1], ARGV[1])
-end
-return 0
-"""
 
 
 def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
