@@ -8,10 +8,8 @@ trimmed: the history is the system of record.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import redis
 
@@ -21,7 +19,8 @@ from . import direct, keys, replication
 from .connect import is_cluster
 from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
-from .scripts import APPEND_LUA, DROP_PENDING_LUA
+from .outbox import AI_TURNS, CLOCKS, AITurn, ClockDue, RedisOutbox, format_ai_seats, format_clocks
+from .scripts import APPEND_LUA
 
 
 def parse_idempotency(raw) -> tuple[int, str | None]:
@@ -80,52 +79,12 @@ def _append_args(
         jsoncodec.dumps(entry),
         status or "",
         fingerprint or "",
-        ",".join(str(s) for s in ai_seats or ()),
+        format_ai_seats(ai_seats),
         format_clocks(clocks),
     ]
     if draft is not None:
         args += [draft.base, draft.count]
     return args
-
-
-def format_clocks(clocks: dict[int, float] | None) -> str:
-    """The clock marker's deadlines (without the version), ``"1=1700000012.5,3=..."``; "" for none."""
-    return ",".join(f"{seat}={float(due)!r}" for seat, due in sorted((clocks or {}).items()))
-
-
-def parse_clock_due(raw) -> tuple[int, dict[int, float]] | None:
-    """The value of :func:`keys.clock_due`, as ``(version, {seat: deadline})``; None when absent."""
-    if not raw:
-        return None
-    version, _, clocks = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
-    pairs = (pair.partition("=") for pair in clocks.split(",") if pair)
-    return int(version), {int(seat): float(due) for seat, _, due in pairs}
-
-
-class PendingClock(NamedTuple):
-    """A member of the pending-clock index: the match, when it was marked (epoch seconds) and its
-    clock marker ``(version, {seat: deadline})``, or None when it has none."""
-
-    match_id: str
-    marked_at: float
-    due: tuple[int, dict[int, float]] | None
-
-
-class PendingAI(NamedTuple):
-    """A member of the pending-AI index: the match, when it was marked (epoch seconds) and its
-    AI-turn marker ``(version, seats)``, or None when it has none."""
-
-    match_id: str
-    marked_at: float
-    turn: tuple[int, list[int]] | None
-
-
-def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
-    """The value of :func:`keys.ai_turn`, as ``(version, seats)``; None when absent."""
-    if not raw:
-        return None
-    version, _, seats = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
-    return int(version), [int(s) for s in seats.split(",") if s]
 
 
 class EventStore:
@@ -157,7 +116,10 @@ class EventStore:
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
-        self._drop_pending = client.register_script(DROP_PENDING_LUA)
+        #: the outbox of AI turns: the marker an append with ``ai_seats`` sets, and its index
+        self.ai_turns: RedisOutbox[AITurn] = RedisOutbox(client, AI_TURNS)
+        #: the outbox of clocks: the marker an append with ``clocks`` sets, and its index
+        self.clocks: RedisOutbox[ClockDue] = RedisOutbox(client, CLOCKS)
 
     # -- drafts: a seat's sealed steps, kept out of the log until it confirms ----
 
@@ -220,8 +182,8 @@ class EventStore:
 
         ``ai_seats``: the AI seats to move once this entry is appended. The
         match's AI-turn marker is set to them (or cleared) in the same atomic
-        step, and the match is first added to the pending-AI index (see
-        :mod:`gameroom.workers.reconciler`).
+        step, and the match is first added to the pending-AI index (the outbox
+        :attr:`ai_turns`, see :mod:`gameroom.eventstore.outbox`).
 
         ``draft``: ``entry`` carries the sealed steps of ``draft.seat``'s draft (see
         :meth:`push_draft`); the append conflicts unless the draft holds exactly
@@ -229,8 +191,8 @@ class EventStore:
 
         ``clocks``: the running clocks a person holds once this entry is appended,
         seat -> deadline. The match's clock marker is set to them (or cleared) in the
-        same atomic step, and the match is first added to the pending-clock index (see
-        :mod:`gameroom.workers.clock_reconciler`).
+        same atomic step, and the match is first added to the pending-clock index (the
+        outbox :attr:`clocks`).
         """
         args = _append_args(
             entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft, clocks
@@ -273,104 +235,29 @@ class EventStore:
             replication.acknowledged(match_id, result.version, int(acked), self.wait_replicas)
         return result
 
-    @classmethod
-    def intents(cls, match_id: str, ai_seats=None, clocks=None) -> list[tuple]:
+    @staticmethod
+    def intents(match_id: str, ai_seats=None, clocks=None) -> list[tuple]:
         """The index marks an append with ``ai_seats`` and ``clocks`` writes before its entry."""
         marks = []
         if ai_seats:
-            marks.append(cls.ai_pending_mark(match_id))
+            marks.append(AI_TURNS.mark(match_id))
         if clocks:
-            marks.append(cls.clock_pending_mark(match_id))
+            marks.append(CLOCKS.mark(match_id))
         return marks
 
-    @staticmethod
-    def ai_pending_mark(match_id: str) -> tuple:
-        """The command that adds ``match_id`` to the pending-AI index (idempotent; the score is the
-        time of the mark)."""
-        return ("ZADD", keys.ai_pending(), time.time(), match_id)
-
-    @classmethod
-    def mark_ai_pending(cls, client, match_id: str) -> None:
-        """:meth:`ai_pending_mark` on ``client`` (a client, or a pipeline that queues it)."""
-        client.execute_command(*cls.ai_pending_mark(match_id))
+    # -- the outboxes' steps the application layer takes outside an append --
 
     def note_ai_pending(self, match_id: str) -> None:
-        """:meth:`mark_ai_pending` now, on its own (the intent before a step that may leave an AI to move)."""
-        self.mark_ai_pending(self.redis, match_id)
-
-    def ai_pending(self) -> list[str]:
-        """The ids in the pending-AI index, oldest mark first."""
-        found: Any = self.redis.zrange(keys.ai_pending(), 0, -1)  # list of bytes
-        return [m.decode() for m in found]
-
-    def pending_ai_turns(self, batch: int = 200) -> Iterator[PendingAI]:
-        """Every member of the pending-AI index with its mark's time and its match's AI-turn
-        marker (None: no marker), oldest mark first; ``batch`` members per round trip of each kind.
-
-        Read in pages while the caller works: a member dropped meanwhile may shift the next page
-        (the reconciler runs again in a few seconds and sees what it missed).
-        """
-        for match_id, score, raw in self._pending(keys.ai_pending(), keys.ai_turn, batch):
-            yield PendingAI(match_id, score, parse_ai_turn(raw))
-
-    def _pending(self, index: str, marker, batch: int) -> Iterator[tuple[str, float, Any]]:
-        """The members of ``index`` with their scores and the raw value of their ``marker(match)``."""
-        start = 0
-        while True:
-            members: Any = self.redis.zrange(index, start, start + batch - 1, withscores=True)
-            if not members:
-                return
-            start += batch
-            pipe = self.redis.pipeline(transaction=False)
-            for member, _score in members:
-                pipe.get(marker(member.decode()))
-            for (member, score), raw in zip(members, pipe.execute()):
-                yield member.decode(), score, raw
-
-    def drop_ai_pending(self, match_id: str, marked_at: float) -> bool:
-        """Remove ``match_id`` from the pending-AI index unless a writer marked it after
-        ``marked_at`` (the time :meth:`pending_ai_turns` gave); True if removed."""
-        return bool(self._drop_pending(keys=[keys.ai_pending()], args=[match_id, marked_at]))
-
-    # -- the clock outbox (see gameroom.workers.clock_reconciler) ----------------
-
-    @staticmethod
-    def clock_pending_mark(match_id: str) -> tuple:
-        """The command that adds ``match_id`` to the pending-clock index (idempotent; the score is
-        the time of the mark)."""
-        return ("ZADD", keys.clock_pending(), time.time(), match_id)
+        """``ai_turns.note``: the intent before a step that may leave an AI to move."""
+        self.ai_turns.note(match_id)
 
     def note_clock_pending(self, match_id: str) -> None:
-        """:meth:`clock_pending_mark` now, on its own (the intent before a claim that may start clocks)."""
-        self.redis.execute_command(*self.clock_pending_mark(match_id))
-
-    def clock_due(self, match_id: str) -> tuple[int, dict[int, float]] | None:
-        """The match's clock marker: ``(version, {seat: deadline})``, or None."""
-        return parse_clock_due(self.redis.get(keys.clock_due(match_id)))
-
-    def clocks_pending(self) -> list[str]:
-        """The ids in the pending-clock index, oldest mark first."""
-        found: Any = self.redis.zrange(keys.clock_pending(), 0, -1)
-        return [m.decode() for m in found]
-
-    def pending_clocks(self, batch: int = 200) -> Iterator[PendingClock]:
-        """Every member of the pending-clock index with its mark's time and its match's clock
-        marker (None: no marker), oldest mark first; read in pages like :meth:`pending_ai_turns`."""
-        for match_id, score, raw in self._pending(keys.clock_pending(), keys.clock_due, batch):
-            yield PendingClock(match_id, score, parse_clock_due(raw))
-
-    def drop_clock_pending(self, match_id: str, marked_at: float) -> bool:
-        """Remove ``match_id`` from the pending-clock index unless a writer marked it after
-        ``marked_at`` (the time :meth:`pending_clocks` gave); True if removed."""
-        return bool(self._drop_pending(keys=[keys.clock_pending()], args=[match_id, marked_at]))
+        """``clocks.note``: the intent before a claim that may start clocks."""
+        self.clocks.note(match_id)
 
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
-        """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""
-        self.redis.set(keys.ai_turn(match_id), f"{version}:{','.join(str(s) for s in ai_seats)}")
-
-    def ai_turn(self, match_id: str) -> tuple[int, list[int]] | None:
-        """The match's AI-turn marker: ``(version, seats)``, or None."""
-        return parse_ai_turn(self.redis.get(keys.ai_turn(match_id)))
+        """``ai_turns.set``: a claim that completed a match whose AI moves first."""
+        self.ai_turns.set(match_id, version, ai_seats)
 
     @staticmethod
     def queue_append(

@@ -5,7 +5,7 @@ Cluster every key of one call is in one match's hash slot (``keys._match``),
 which is why a cross-slot index (the pending-AI and pending-clock indexes, the
 lobby) is never written by a script. Each script's comment lists its KEYS, then
 its ARGV, then what it returns. The modules that call them
-(:mod:`.redis_streams`, :mod:`.drafts`, :mod:`.records`) build
+(:mod:`.redis_streams`, :mod:`.outbox`, :mod:`.drafts`, :mod:`.records`) build
 the keys and arguments and parse the replies.
 """
 
@@ -13,8 +13,8 @@ the keys and arguments and parse the replies.
 # KEYS[1] the match's events stream
 # KEYS[2] the match's idempotency hash
 # KEYS[3] the match's record hash (its denormalised status and version, for the lobby)
-# KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
-# KEYS[5] the match's clock marker (outbox of clock deadlines; see service/workers/reconciler.py)
+# KEYS[4] the match's AI-turn marker (outbox of AI turns; see outbox.py)
+# KEYS[5] the match's clock marker (outbox of clock deadlines; see outbox.py)
 # KEYS[6] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
 # ARGV[1] expected version (the stream length the writer saw)
 # ARGV[2] idempotency key, or "" for none
@@ -98,7 +98,7 @@ return {'ok', version}
 """
 
 
-# The compare-and-delete of an outbox's index member (see redis_streams.py), for AI turns and clocks.
+# The compare-and-delete of an outbox's index member (see outbox.py), for AI turns and clocks.
 # KEYS[1] the outbox's index (the pending-AI or the pending-clock sorted set)
 # ARGV[1] match id
 # ARGV[2] the score (time of the mark) the caller saw

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 import pytest
@@ -29,6 +30,7 @@ from ..core.matches import MatchRecord, Seat, hash_token
 from ..errors import VersionConflict
 from ..eventstore import EventStore, keys
 from ..eventstore.drafts import Draft, DraftFlush
+from ..eventstore.outbox import RedisOutbox as Outbox
 from ..eventstore.records import (
     AFTER_SNAPSHOT,
     NO_MATCH,
@@ -45,6 +47,26 @@ class Backend(NamedTuple):
     records: MatchRecords
     #: builds another (store, records) pair on new connections to the same data
     reconnect: object = None
+
+
+class OutboxCase(NamedTuple):
+    """One outbox under test (see :meth:`EventStoreContract.outbox`)."""
+
+    box: Outbox
+    #: the store's other outbox, which marking this one leaves alone
+    other: Outbox
+    #: the ``append`` keywords that mark this outbox, varied by ``n``
+    marks: Callable[[int], dict]
+    #: the marker an append at ``version`` with ``marks(n)`` sets
+    marker: Callable[[int, int], object]
+
+
+def _turn(version: int, n: int) -> tuple:
+    return (version, [n % 3, 3])
+
+
+def _due(version: int, n: int) -> tuple:
+    return (version, {n % 3: 10.0 + n})
 
 
 def _record(match_id: str, created: float = 1.0, seats: int = 2, filled: int = 1) -> MatchRecord:
@@ -172,46 +194,51 @@ class EventStoreContract:
         assert records.progress("m") == ("active", 1)
 
     def test_append_sets_and_clears_the_ai_turn_marker(self, store):
-        assert store.ai_turn("m") is None
+        assert store.ai_turns.marker("m") is None
         store.append("m", {}, 0, ai_seats=[1, 3])
-        assert store.ai_turn("m") == (1, [1, 3])
+        assert store.ai_turns.marker("m") == (1, [1, 3])
         store.append("m", {}, 1, ai_seats=[0])
-        assert store.ai_turn("m") == (2, [0])
+        assert store.ai_turns.marker("m") == (2, [0])
         store.append("m", {}, 2)
-        assert store.ai_turn("m") is None
-        store.set_ai_turn("m", 3, [2])
-        assert store.ai_turn("m") == (3, [2])
+        assert store.ai_turns.marker("m") is None
+        store.ai_turns.set("m", 3, [2])
+        assert store.ai_turns.marker("m") == (3, [2])
+        store.set_ai_turn("m", 4, [0, 1])  # the same, as the application layer calls it
+        assert store.ai_turns.marker("m") == (4, [0, 1])
 
     def test_a_duplicate_or_conflicting_append_leaves_the_ai_turn_marker(self, store):
         store.append("m", {}, 0, idempotency_key="k", ai_seats=[1])
         store.append("m", {}, 0, idempotency_key="k")
-        assert store.ai_turn("m") == (1, [1])
+        assert store.ai_turns.marker("m") == (1, [1])
         with pytest.raises(VersionConflict):
             store.append("m", {}, 0)
-        assert store.ai_turn("m") == (1, [1])
+        assert store.ai_turns.marker("m") == (1, [1])
 
     def test_append_sets_and_clears_the_clock_marker_with_exact_deadlines(self, store):
-        assert store.clock_due("m") is None
+        assert store.clocks.marker("m") is None
         store.append("m", {}, 0, clocks={1: 1_700_000_012.345678, 0: 1_700_000_003.0})
-        assert store.clock_due("m") == (1, {0: 1_700_000_003.0, 1: 1_700_000_012.345678})
+        assert store.clocks.marker("m") == (1, {0: 1_700_000_003.0, 1: 1_700_000_012.345678})
         store.append("m", {}, 1, clocks={0: 1_700_000_020.5}, ai_seats=[1])
-        assert store.clock_due("m") == (2, {0: 1_700_000_020.5}) and store.ai_turn("m") == (2, [1])
+        assert store.clocks.marker("m") == (2, {0: 1_700_000_020.5}) and store.ai_turns.marker("m") == (
+            2,
+            [1],
+        )
         store.append("m", {}, 2)  # no clock a person holds runs any more
-        assert store.clock_due("m") is None
+        assert store.clocks.marker("m") is None
 
     def test_a_duplicate_or_conflicting_append_leaves_the_clock_marker(self, store):
         store.append("m", {}, 0, idempotency_key="k", clocks={0: 5.0})
         store.append("m", {}, 0, idempotency_key="k", clocks={1: 9.0})
-        assert store.clock_due("m") == (1, {0: 5.0})
+        assert store.clocks.marker("m") == (1, {0: 5.0})
         with pytest.raises(VersionConflict):
             store.append("m", {}, 0, clocks={1: 9.0})
-        assert store.clock_due("m") == (1, {0: 5.0})
+        assert store.clocks.marker("m") == (1, {0: 5.0})
 
     def test_a_draft_flush_sets_the_clock_marker_too(self, store):
         store.append("m", {}, 0)
         store.push_draft("m", 0, {"n": 1}, 1, base=1, count=0)
         store.append("m", {"sealed": [{"n": 1}]}, 1, draft=DraftFlush(0, 1, 1), clocks={1: 7.5})
-        assert store.clock_due("m") == (2, {1: 7.5}) and store.draft("m", 0) == Draft()
+        assert store.clocks.marker("m") == (2, {1: 7.5}) and store.draft("m", 0) == Draft()
 
     # -- drafts: a seat's sealed steps beside the log (see eventstore/drafts.py) --
 
@@ -553,9 +580,9 @@ class EventStoreContract:
         assert records.get("m") == _record("m")
         assert store.read("m") == [{"setup": 1, "version": 1}]
         assert records.progress("m") == ("active", 1)
-        assert store.ai_turn("m") == (1, [1])
-        assert "m" in store.ai_pending()
-        assert store.clock_due("m") is None and store.clocks_pending() == []
+        assert store.ai_turns.marker("m") == (1, [1])
+        assert "m" in store.ai_turns.members()
+        assert store.clocks.marker("m") is None and store.clocks.members() == []
         assert records.admin_hash("m") == "h"
         assert records.seat_of("m", hash_token("tok0")) == 0
         assert records.list() == ["m"]
@@ -564,8 +591,8 @@ class EventStoreContract:
         self, store, records
     ):
         records.create_match(_record("m", filled=2), {0: "tok0", 1: "tok1"}, {"setup": 1}, clocks={0: 42.0})
-        assert store.clock_due("m") == (1, {0: 42.0})
-        assert store.clocks_pending() == ["m"]
+        assert store.clocks.marker("m") == (1, {0: 42.0})
+        assert store.clocks.members() == ["m"]
 
     def test_read_parts_reads_what_a_load_misses_at_once(self, store, records):
         records.create(_record("m"), {0: "tok0"})
@@ -603,66 +630,49 @@ class EventStoreContract:
             {"at": 12},
         )
 
-    def test_the_pending_ai_index_collects_marked_matches_once(self, store):
-        assert store.ai_pending() == []
-        store.note_ai_pending("a")
-        store.append("b", {}, 0, ai_seats=[0])
-        store.note_ai_pending("a")
-        store.append("c", {}, 0)  # no AI to move: not marked
-        assert sorted(store.ai_pending()) == ["a", "b"]
+    # -- the outboxes (AI turns and clocks): one shape, one set of tests ------
 
-    def test_pending_ai_turns_list_each_member_with_its_mark_and_marker_in_every_batch(self, store):
+    @pytest.fixture(params=["ai_turns", "clocks"])
+    def outbox(self, request, store) -> OutboxCase:
+        """Each outbox of the store, with what an append that marks it passes and the marker it sets."""
+        if request.param == "ai_turns":
+            return OutboxCase(store.ai_turns, store.clocks, lambda n: {"ai_seats": [n % 3, 3]}, _turn)
+        return OutboxCase(store.clocks, store.ai_turns, lambda n: {"clocks": {n % 3: 10.0 + n}}, _due)
+
+    def test_the_pending_index_collects_marked_matches_once(self, store, outbox):
+        assert outbox.box.members() == []
+        outbox.box.note("a")
+        store.append("b", {}, 0, **outbox.marks(0))
+        outbox.box.note("a")
+        store.append("c", {}, 0)  # nothing due: not marked
+        assert sorted(outbox.box.members()) == ["a", "b"]
+        assert outbox.other.members() == []  # the other outbox's index is another one
+
+    def test_pending_lists_each_member_with_its_mark_and_marker_in_every_batch(self, store, outbox):
         before = time.time()
-        store.note_ai_pending("a")  # an intent with no marker (yet)
-        store.append("b", {}, 0, ai_seats=[0, 2])
+        outbox.box.note("a")  # an intent with no marker (yet)
+        store.append("b", {}, 0, **outbox.marks(1))
         for i in range(5):
-            store.append(f"c{i}", {}, 0, ai_seats=[1])
-        pending = list(store.pending_ai_turns(batch=2))
+            store.append(f"c{i}", {}, 0, **outbox.marks(i))
+        store.append("c4", {}, 1)  # nothing due any more: the member stays, its marker is gone
+        pending = list(outbox.box.pending(batch=2))
         assert [p.match_id for p in pending][:2] == ["a", "b"]  # oldest mark first
         assert sorted(p.match_id for p in pending) == ["a", "b", "c0", "c1", "c2", "c3", "c4"]
         by_id = {p.match_id: p for p in pending}
-        assert by_id["a"].turn is None and by_id["b"].turn == (1, [0, 2]) and by_id["c3"].turn == (1, [1])
+        assert by_id["a"].marker is None and by_id["c4"].marker is None
+        assert by_id["b"].marker == outbox.marker(1, 1) and by_id["c3"].marker == outbox.marker(1, 3)
         assert all(before - 1 <= p.marked_at <= time.time() + 1 for p in pending)
+        assert outbox.box.marker("b") == outbox.marker(1, 1) and outbox.box.marker("c4") is None
+        assert outbox.other.members() == []
 
-    def test_drop_ai_pending_removes_a_member_unless_marked_again_since(self, store):
-        store.note_ai_pending("a")
-        [seen] = list(store.pending_ai_turns())
-        assert not store.drop_ai_pending("a", seen.marked_at - 10)  # marked after what the caller saw
-        assert store.ai_pending() == ["a"]
-        assert store.drop_ai_pending("a", seen.marked_at)
-        assert store.ai_pending() == [] and list(store.pending_ai_turns()) == []
-        assert not store.drop_ai_pending("a", seen.marked_at)  # already gone
-
-    def test_the_pending_clock_index_lists_marked_matches_with_their_markers_in_every_batch(self, store):
-        before = time.time()
-        store.append("a", {}, 0)  # no clock a person holds: not marked
-        store.append("b", {}, 0, clocks={1: 30.0})
-        for i in range(4):
-            store.append(f"c{i}", {}, 0, clocks={0: 10.0 + i})
-        store.append("c3", {}, 1)  # its clock stopped: the member stays, its marker is gone
-        pending = list(store.pending_clocks(batch=2))
-        assert [p.match_id for p in pending][:1] == ["b"]  # oldest mark first
-        assert sorted(p.match_id for p in pending) == ["b", "c0", "c1", "c2", "c3"]
-        by_id = {p.match_id: p for p in pending}
-        assert by_id["b"].due == (1, {1: 30.0}) and by_id["c2"].due == (1, {0: 12.0})
-        assert by_id["c3"].due is None
-        assert all(before - 1 <= p.marked_at <= time.time() + 1 for p in pending)
-        assert store.ai_pending() == []  # the AI index is another one
-
-    def test_a_noted_clock_intent_is_a_member_without_a_marker(self, store):
-        store.note_clock_pending("a")
-        store.note_clock_pending("a")
-        [pending] = list(store.pending_clocks())
-        assert (pending.match_id, pending.due) == ("a", None)
-        assert store.ai_pending() == []
-
-    def test_drop_clock_pending_removes_a_member_unless_marked_again_since(self, store):
-        store.append("a", {}, 0, clocks={0: 1.0})
-        [seen] = list(store.pending_clocks())
-        assert not store.drop_clock_pending("a", seen.marked_at - 10)  # marked after what the caller saw
-        assert store.clocks_pending() == ["a"]
-        assert store.drop_clock_pending("a", seen.marked_at)
-        assert store.clocks_pending() == [] and list(store.pending_clocks()) == []
+    def test_drop_removes_a_member_unless_marked_again_since(self, store, outbox):
+        store.append("a", {}, 0, **outbox.marks(0))
+        [seen] = list(outbox.box.pending())
+        assert not outbox.box.drop("a", seen.marked_at - 10)  # marked after what the caller saw
+        assert outbox.box.members() == ["a"]
+        assert outbox.box.drop("a", seen.marked_at)
+        assert outbox.box.members() == [] and list(outbox.box.pending()) == []
+        assert not outbox.box.drop("a", seen.marked_at)  # already gone
 
     def test_a_token_set_for_a_seat_acts_for_it_beside_its_first(self, records):
         records.create(_record("m", seats=2, filled=2), {0: "tok0", 1: "tok1"})

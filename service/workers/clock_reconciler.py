@@ -90,8 +90,8 @@ def reconcile_clocks(matches, timeouts, *, now: float | None = None) -> list[str
     """
     now = time.time() if now is None else now
     due = []  # (match, version, seat, deadline)
-    for pending in matches.store.pending_clocks(BATCH):
-        if pending.due is None:
+    for pending in matches.store.clocks.pending(BATCH):
+        if pending.marker is None:
             if now - pending.marked_at >= GRACE:
                 try:
                     _start_or_drop(matches, pending)
@@ -100,7 +100,7 @@ def reconcile_clocks(matches, timeouts, *, now: float | None = None) -> list[str
             continue
         if now - pending.marked_at < FRESH:
             continue  # just appended: the writer's own schedule is on its way
-        version, clocks = pending.due
+        version, clocks = pending.marker
         due += [(pending.match_id, version, seat, at) for seat, at in clocks.items() if at - now <= LOOKAHEAD]
     scheduled = []
     for start in range(0, len(due), BATCH):
@@ -128,7 +128,7 @@ def _start_or_drop(matches, pending) -> None:
     try:
         loaded = matches.load(pending.match_id)
     except NotFound:
-        matches.store.drop_clock_pending(pending.match_id, pending.marked_at)
+        matches.store.clocks.drop(pending.match_id, pending.marked_at)
         return
     overlay = loaded.folded.lifecycle
     if loaded.record.full and overlay is not None and not overlay["started"] and not loaded.record.read_only:
@@ -137,7 +137,7 @@ def _start_or_drop(matches, pending) -> None:
         )
         matches.seat_claimed(pending.match_id, loaded)
         return
-    matches.store.drop_clock_pending(pending.match_id, pending.marked_at)
+    matches.store.clocks.drop(pending.match_id, pending.marked_at)
 
 
 _UNREADABLE = object()

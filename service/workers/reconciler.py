@@ -101,7 +101,7 @@ def reconcile(matches, scheduler, *, now: float | None = None) -> list[str]:
     queue_redis = scheduler.queue.connection
     now = time.time() if now is None else now
     enqueued = []
-    for pending in matches.store.pending_ai_turns(BATCH):
+    for pending in matches.store.ai_turns.pending(BATCH):
         try:
             enqueued += _reconcile_one(matches, scheduler, queue_redis, pending, now)
         except Exception:  # one broken match must not stop the others
@@ -128,12 +128,12 @@ def _reconcile_one(matches, scheduler, queue_redis, pending, now) -> list[str]:
     try:
         loaded = matches.load(match_id)
     except NotFound:
-        matches.store.drop_ai_pending(match_id, score)
+        matches.store.ai_turns.drop(match_id, score)
         return []
     record = loaded.record
     if matches.ai_to_move(record, matches.game(record), loaded.folded):
         # Started by a claim that died before setting its marker: the log and the record say an AI
         # is to move. Keep the member (the AI's own append sets or clears the marker).
         return scheduler(matches, loaded, None)
-    matches.store.drop_ai_pending(match_id, score)
+    matches.store.ai_turns.drop(match_id, score)
     return []
