@@ -32,7 +32,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import redis
 
-from . import keys
+from . import interfaces, keys
 from .scripts import DROP_PENDING_LUA
 
 M = TypeVar("M")
@@ -158,3 +158,9 @@ class RedisOutbox(Generic[M]):
         """Remove ``match_id`` from the index unless a writer marked it after ``marked_at`` (the
         time :meth:`pending` gave); True if removed."""
         return bool(self._drop(keys=[self.shape.index()], args=[match_id, marked_at]))
+
+
+def _conforms(client: redis.Redis) -> None:
+    """Never called: mypy checks here that a :class:`RedisOutbox` is an :class:`~.interfaces.Outbox`."""
+    _: interfaces.Outbox[AITurn] = RedisOutbox(client, AI_TURNS)
+    __: interfaces.Outbox[ClockDue] = RedisOutbox(client, CLOCKS)

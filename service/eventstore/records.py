@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
-from . import direct, keys
+from . import direct, interfaces, keys
 from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, decode_raw, parse_idempotency
 from .scripts import (
@@ -357,3 +357,8 @@ class MatchRecords:
         """Match ids, newest first."""
         ids: Any = self.redis.zrevrange(keys.lobby(), offset, offset + limit - 1)  # list of bytes
         return [m.decode() for m in ids]
+
+
+def _conforms(client: redis.Redis) -> None:
+    """Never called: mypy checks here that :class:`MatchRecords` are :class:`~.interfaces.Records`."""
+    _: interfaces.Records = MatchRecords(client)

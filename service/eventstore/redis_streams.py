@@ -15,7 +15,7 @@ import redis
 
 from .. import jsoncodec
 from ..errors import VersionConflict
-from . import direct, keys, replication
+from . import direct, interfaces, keys, replication
 from .connect import is_cluster
 from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
@@ -349,3 +349,8 @@ class EventStore:
                 if raw:
                     return json.loads(raw)
         return None
+
+
+def _conforms(client: redis.Redis) -> None:
+    """Never called: mypy checks here that an :class:`EventStore` is an :class:`~.interfaces.Store`."""
+    _: interfaces.Store = EventStore(client)
