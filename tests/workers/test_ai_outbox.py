@@ -5,6 +5,7 @@ the crash tests, real processes killed at the injected point or by SIGKILL.
 """
 
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -248,3 +249,20 @@ def test_the_overdue_warning_says_which_jobs_are_clock_timeouts_and_which_are_re
     [line] = [r.getMessage() for r in caplog.records if r.name == "gameroom.workers.worker"]
     assert "queued 2 scheduled jobs" in line and "clock timeouts: 1, retries: 1" in line
     assert "overdue retries" not in line
+
+
+def test_a_job_rq_cannot_read_is_logged_and_left_alone_without_hiding_the_others(
+    lost_enqueues, ai_matches, redis_client, caplog
+):
+    broken = _create(lost_enqueues, "nim", [None, "greedy"])
+    broken_version = _human_plays_until_ai_turn(lost_enqueues, broken).version
+    fine = _create(lost_enqueues, "nim", [None, "greedy"])
+    fine_version = _human_plays_until_ai_turn(lost_enqueues, fine).version
+    unreadable = keys.ai_job_id(broken, broken_version, 1)
+    redis_client.hset(Job.key_for(unreadable), mapping={"created_at": "not a date", "data": "{"})
+    scheduler = ai_matches.after_append[0]
+    with caplog.at_level(logging.ERROR, logger="gameroom.workers.reconciler"):
+        enqueued = reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH)
+    assert enqueued == [keys.ai_job_id(fine, fine_version, 1)]
+    assert f"AI job {unreadable} cannot be read" in caplog.text
+    assert redis_client.hget(Job.key_for(unreadable), "created_at") == b"not a date"  # left alone
