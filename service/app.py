@@ -10,17 +10,18 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import api as api_package
-from . import draining, tagged, web
+from . import tagged, web
 from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
-from .api.lean import LeanRequests
 from .api.links import LinksPlugin
-from .api.requestlog import RequestLog
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
 from .history import History
+from .http import draining
+from .http.lean import LeanRequests
+from .http.requestlog import RequestLog
 from .lifecycle import Lifecycle
 from .registry import Registry
 

@@ -36,7 +36,7 @@ _HTTP_CODES = {
 
 def problem_body(status: int, code: str, title: str, detail: str, **extra) -> bytes:
     """The problem+json document (RFC 9457); also what the serving layer sends itself
-    for a request no app sees (:class:`gameroom.framing.Refused`)."""
+    for a request no app sees (:class:`gameroom.http.framing.Refused`)."""
     body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
     return jsoncodec.dumps(body)

@@ -1,4 +1,4 @@
-"""The lean path (gameroom.api.lean) answers exactly as the Flask views do: moves, plain state
+"""The lean path (gameroom.http.lean) answers exactly as the Flask views do: moves, plain state
 reads, seat claims and creation.
 
 Two matches with the same seed are played with the same requests: one
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from gameroom import create_app, jsoncodec
-from gameroom.api import lean
+from gameroom.http import lean
 from gameroom.schemas import SeatTokenSchema
 
 TAKE = {"type": "take", "pile": 0, "count": 1}

@@ -13,7 +13,7 @@ from http import client
 
 import pytest
 
-from gameroom import framing
+from gameroom.http import framing
 from gameroom.testing.live_server import LiveServer
 
 #: A log line of the refusal: timestamp, level, logger, then the method and path only.
