@@ -84,7 +84,7 @@ def from_http(exc: HTTPException):
     for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value
     if isinstance(exc, MethodNotAllowed) and exc.valid_methods:  # RFC 9110 §15.5.6: 405 lists what is allowed
-        response.headers["Allow"] = ", ".join(exc.valid_methods)
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))  # one order in every process
     if status == 401:
         response.headers["WWW-Authenticate"] = _challenge(code)
     return response

@@ -159,7 +159,8 @@ class LeanRequests:
 
     def _answer(self, make, environ, start_response):
         """Answer with ``make()``'s ``(status, JSON body, more headers)``, or the problem that Flask's
-        error handlers would make of what it raised."""
+        error handlers would make of what it raised. The headers come in Flask's order: the
+        view's own (``Location``, ``ETag``) before the body's."""
         if self.vary_origin:
             start_response = _with_vary_origin(start_response)
         try:
@@ -172,7 +173,7 @@ class LeanRequests:
             return problems.from_unexpected(exc)(environ, start_response)
         start_response(
             status,
-            [("Content-Type", "application/json"), ("Content-Length", str(len(payload))), *headers],
+            [*headers, ("Content-Type", "application/json"), ("Content-Length", str(len(payload)))],
         )
         return [payload]
 
