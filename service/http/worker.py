@@ -10,9 +10,10 @@ worker itself, before the app is loaded) makes cooperative.
 What the handler (:class:`IdleClosingHandler`) adds to gevent's, whatever the setting: idle
 connections closed after ``keepalive`` seconds, requests that cannot be framed safely refused
 (:mod:`gameroom.http.framing`), a graceful stop that ends live streams and idle connections
-(:mod:`gameroom.http.draining`). It also reads a match's ordinary requests itself
-(:mod:`gameroom.http.wire`) and calls the same app; every other request goes through gevent's
-handler. ``bench/README.md`` has the measurements behind it.
+(:mod:`gameroom.http.draining`). With ``GAMEROOM_FAST_PATHS`` on (the default) it also reads a
+match's ordinary requests itself (:mod:`gameroom.http.wire`) and calls the same app; with it off,
+gevent's handler reads every request. ``service/http/README.md`` lists what each bypass replaces
+and the measurements behind it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ import email.parser
 import logging
 import re
 import sys
+import time
+from datetime import timedelta
 
 import gevent
 import gevent.event
 from gevent import pywsgi
-from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
+from gunicorn.workers.ggevent import GeventPyWSGIWorker, GeventResponse, PyWSGIHandler, PyWSGIServer
 
+from ..config import Config
 from . import draining, framing, wire
 
 log = logging.getLogger(__name__)
@@ -69,7 +73,9 @@ def close_idle_connections() -> int:
 class IdleClosingHandler(PyWSGIHandler):
     """gevent's WSGI handler (as gunicorn's ``gevent_pywsgi`` worker uses it), closing a
     connection on which no request line arrives for ``idle_timeout`` seconds, and reading an
-    ordinary game request itself (:mod:`gameroom.http.wire`) when ``wire_moves`` is set.
+    ordinary game request itself (:mod:`gameroom.http.wire`) when ``wire_moves`` is set (the
+    fast paths are on: ``GAMEROOM_FAST_PATHS``); such a request is written to gunicorn's access
+    log, when ``access_log`` is on, as gunicorn's handler writes the others.
 
     gevent's server keeps an idle connection forever, and gunicorn's own
     gevent worker closes it after ``keepalive`` seconds but drops the
@@ -87,6 +93,7 @@ class IdleClosingHandler(PyWSGIHandler):
 
     idle_timeout: float = 0.0
     wire_moves: bool = False
+    access_log: bool = False
     _pending_line: str | None = None
 
     def read_request(self, raw_requestline):
@@ -260,6 +267,7 @@ class IdleClosingHandler(PyWSGIHandler):
         environ["gunicorn.sock"] = self.socket
         if log.isEnabledFor(logging.DEBUG):
             log.debug("read by the worker: %s %s", environ["REQUEST_METHOD"], environ["PATH_INFO"])
+        began = time.time()
         started = []
 
         def start_response(status, headers, exc_info=None):
@@ -286,7 +294,20 @@ class IdleClosingHandler(PyWSGIHandler):
                 self.socket.sendall(memoryview(response)[sent:])
         except OSError:
             return None
+        if self.access_log:
+            self._log_access(environ, started[0], started[1], len(response), time.time() - began)
         return None if close else True
+
+    def _log_access(self, environ: dict, status: str, headers: list, length: int, seconds: float) -> None:
+        """gunicorn's access log line of a request read here, as gunicorn's handler writes it for a
+        request gevent read (``length``: the bytes sent, head and body, as gevent counts them)."""
+        asked = [
+            (key[5:].replace("_", "-").title(), value)
+            for key, value in environ.items()
+            if key.startswith("HTTP_") and isinstance(value, str)
+        ]
+        response = GeventResponse(status, headers, length)
+        self.server.log.access(response, asked, environ, timedelta(seconds=seconds))
 
 
 class _PatientReader:
@@ -332,8 +353,9 @@ class GeventWorker(GeventPyWSGIWorker):
         self.server_class = Server
         settings = {
             "idle_timeout": float(self.cfg.keepalive),
-            # gunicorn's access log is written by gevent's handler: with it on, every request goes there
-            "wire_moves": not self.cfg.accesslog,
+            "wire_moves": self._fast_paths(),
+            # what gunicorn's own log checks: the requests the worker reads itself are logged too
+            "access_log": getattr(self.log, "access_log_enabled", bool(self.cfg.accesslog)),
         }
         self.wsgi_handler = type("IdleClosingHandler", (IdleClosingHandler,), settings)
         try:
@@ -343,6 +365,12 @@ class GeventWorker(GeventPyWSGIWorker):
 
     _left_run = False
     _servers: list = []
+
+    def _fast_paths(self) -> bool:
+        """``GAMEROOM_FAST_PATHS`` as the served app was built with it (its ``GAMEROOM`` setting;
+        the environment's for an app of another kind)."""
+        config = getattr(self.wsgi, "config", {}).get("GAMEROOM")
+        return (config if isinstance(config, Config) else Config.from_env()).fast_paths
 
     def handle_exit(self, sig, frame):
         """gunicorn's graceful stop (SIGTERM; a reload's old workers get it too): gunicorn stops

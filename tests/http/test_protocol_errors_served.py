@@ -32,7 +32,7 @@ def served(redis_server, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def with_access_log(redis_server, tmp_path_factory):
-    """The same with gunicorn's access log on (then gevent's handler reads every request)."""
+    """The same with gunicorn's access log on."""
     env = {"GAMEROOM_AI_MODE": "off", "GAMEROOM_ACCESS_LOG": "1"}
     with LiveServer(redis_server.url, tmp_path_factory.mktemp("protocol-access"), env=env) as live:
         yield live
