@@ -2,7 +2,7 @@
 
 Starts a throwaway embedded redis-server (or uses ``--redis-url``) and two
 gunicorn servers with the same settings (``-w 2`` and the shipped worker,
-``gameroom.serving.GeventWorker``, by default) on loopback:
+``gameroom.http.worker.GeventWorker``, by default) on loopback:
 
 - gameroom itself (``gameroom.wsgi:app``, ``GAMEROOM_AI_MODE=off``);
 - the baseline: a bare Flask app (``httpbench/baseline.py``) with one

@@ -3,7 +3,7 @@
 ``bench/peer_floor.py``'s tic-tac-toe, held in memory, answered by a Flask
 app served exactly as gameroom is served (gunicorn, ``deploy/gunicorn.conf.py``,
 gameroom's gevent worker with its own reading of a match's requests off the
-connection, :mod:`gameroom.wire`): one Flask route, the move's body loaded with
+connection, :mod:`gameroom.http.wire`): one Flask route, the move's body loaded with
 gameroom's own ``MoveRequestSchema`` and nothing else; no event log, no
 redaction, no problem+json. With ``FLOOR_REDIS_SOCKET`` set, each accepted
 move is also appended with one ``XADD`` to a Redis on that unix socket before

@@ -2,7 +2,7 @@
 
 The API keeps no state of its own, so run as many processes and hosts as you
 like behind any HTTP balancer. The settings are those of ``gameroom serve``
-(``service/serving.py``): gevent workers (``gameroom.serving.GeventWorker``), so
+(``service/serving.py``): gevent workers (``gameroom.http.worker.GeventWorker``), so
 that an open live stream (SSE) holds no thread, and idle connections are closed
 after the ``Keep-Alive: timeout`` every response advertises; ``GAMEROOM_SSE_MAX_STREAMS`` caps streams per process.
 """

@@ -10,17 +10,18 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import api as api_package
-from . import draining, tagged, web
+from . import tagged, web
 from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
-from .api.lean import LeanRequests
 from .api.links import LinksPlugin
-from .api.requestlog import RequestLog
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
 from .history import History
+from .http import draining
+from .http.lean import LeanRequests
+from .http.requestlog import RequestLog
 from .lifecycle import Lifecycle
 from .registry import Registry
 
@@ -186,15 +187,17 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     problems.init_app(app)
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
-    # A match's ordinary requests are answered below Flask (same schemas, same problems); all else goes to Flask.
     app.extensions["gameroom_lifecycle"] = lifecycle = Lifecycle(matches)
-    app.wsgi_app = LeanRequests(  # type: ignore[method-assign]
-        app.wsgi_app,
-        matches,
-        config.max_body,
-        vary_origin=bool(cors.parse_origins(config.cors_origins)),
-        lifecycle=lifecycle,
-    )
+    if config.fast_paths:
+        # A match's ordinary requests answered below Flask (same schemas, same problems); all else
+        # goes to Flask. Off (GAMEROOM_FAST_PATHS=0): Flask's routes answer every request.
+        app.wsgi_app = LeanRequests(  # type: ignore[method-assign]
+            app.wsgi_app,
+            matches,
+            config.max_body,
+            vary_origin=bool(cors.parse_origins(config.cors_origins)),
+            lifecycle=lifecycle,
+        )
     if config.redis_wait_replicas > 0:
         app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]
     app.wsgi_app = RequestLog(app.wsgi_app, config.slow_request_ms)  # type: ignore[method-assign]

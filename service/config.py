@@ -85,6 +85,12 @@ class Config:
     #: a line per request adds ~18 % to a move's server CPU (bench/README.md). Server errors and
     #: slow requests are logged either way.
     access_log: bool = False
+    #: Serve through the measured fast paths (service/http/README.md): the worker reads a match's
+    #: ordinary requests itself, the lean path answers them below Flask, Redis commands go on
+    #: gameroom's own connections. Off: Flask's routes, gevent's request handling and redis-py's
+    #: client and pool serve everything, with the same responses (slower; for comparison and
+    #: for ruling the fast paths out when looking for a bug).
+    fast_paths: bool = True
     #: A request whose handler takes longer than this many milliseconds is logged (0: never).
     slow_request_ms: int = 500
     #: Secret mixed into every match seed. Empty: one is made on the first start and kept in Redis.

@@ -26,8 +26,8 @@ def served_app():
     from dataclasses import replace
 
     from . import create_app
-    from .api.keepalive import KeepAliveHeader
     from .config import Config
+    from .http.keepalive import KeepAliveHeader
     from .serving import served_stream_cap
 
     config = Config.from_env()

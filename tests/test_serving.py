@@ -12,7 +12,7 @@ DEPLOY_CONF = Path(__file__).resolve().parents[1] / "deploy" / "gunicorn.conf.py
 def test_streams_are_served_by_gevent_workers_with_room_for_the_stream_cap_and_short_requests():
     config = Config()
     settings = gunicorn_settings(config, bind="127.0.0.1:0", workers=1)
-    assert settings["worker_class"] == "gameroom.serving.GeventWorker"
+    assert settings["worker_class"] == "gameroom.http.worker.GeventWorker"
     assert settings["worker_connections"] > config.sse_max_streams
     assert settings["keepalive"] == config.http_keepalive
     assert "%(U)s" in settings["access_log_format"] and "%(r)s" not in settings["access_log_format"]

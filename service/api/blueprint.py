@@ -15,7 +15,7 @@ Every request runs flask-smorest's and webargs' own code: ``arguments``,
   decorators do (the way its maintainers advise for custom doc decorators) and
   add no call layer.
 
-The hot move path does not come here at all (:mod:`gameroom.api.lean`).
+The hot move path does not come here at all (:mod:`gameroom.http.lean`).
 """
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ class SeatClaim(MethodView):
 
 def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dict]:
     """Create the match ``body`` asks for: the response's body and headers (also called by
-    :mod:`gameroom.api.lean`). ``location``: the URL of a match, given its id."""
+    :mod:`gameroom.http.lean`). ``location``: the URL of a match, given its id."""
     settings = lifecycle.settings(body)
     admin = new_token()
     loaded, tokens = matches.create(
@@ -166,7 +166,7 @@ def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dic
 
 def claim_response(matches, match_id: str, seat: int, body: dict, idempotency_key: str | None = None) -> dict:
     """Claim ``seat`` for ``body["name"]``: the response before its schema's dump (also called
-    by :mod:`gameroom.api.lean`). ``idempotency_key``: the request's header, unchecked."""
+    by :mod:`gameroom.http.lean`). ``idempotency_key``: the request's header, unchecked."""
     key = idempotency.checked_key(idempotency_key)
     loaded, token = matches.claim_seat(match_id, seat, body["name"], idempotency_key=key)
     return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}

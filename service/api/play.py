@@ -162,7 +162,7 @@ class Moves(MethodView):
 def submit_move(matches, match_id: str, body: dict, token, idempotency_key, include=None) -> dict:
     """One move of the caller (``token``) from its loaded request ``body``: the move response.
 
-    Served by the view above and by the lean path (:mod:`gameroom.api.lean`).
+    Served by the view above and by the lean path (:mod:`gameroom.http.lean`).
     """
     # The append checks the version, so a cached fold will do (no read when warm).
     loaded, seat = seat_of(matches, match_id, token, required=True, fresh=False)

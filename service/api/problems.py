@@ -36,7 +36,7 @@ _HTTP_CODES = {
 
 def problem_body(status: int, code: str, title: str, detail: str, **extra) -> bytes:
     """The problem+json document (RFC 9457); also what the serving layer sends itself
-    for a request no app sees (:class:`gameroom.framing.Refused`)."""
+    for a request no app sees (:class:`gameroom.http.framing.Refused`)."""
     body = {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code}
     body.update({k: v for k, v in extra.items() if v is not None})
     return jsoncodec.dumps(body)
@@ -84,7 +84,7 @@ def from_http(exc: HTTPException):
     for name, value in (data.get("headers") or {}).items():
         response.headers[name] = value
     if isinstance(exc, MethodNotAllowed) and exc.valid_methods:  # RFC 9110 §15.5.6: 405 lists what is allowed
-        response.headers["Allow"] = ", ".join(exc.valid_methods)
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))  # one order in every process
     if status == 401:
         response.headers["WWW-Authenticate"] = _challenge(code)
     return response

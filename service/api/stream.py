@@ -26,12 +26,13 @@ from marshmallow import Schema, fields
 
 from gameroom.schemas.matches import MAX_NUMBER, number_field
 
-from .. import draining, jsoncodec
+from .. import jsoncodec
 from ..core import lifecycle
 from ..core.matches import hash_token
 from ..errors import BadRequest
 from ..eventstore.hub import StreamLimit
-from . import hangup, problems
+from ..http import draining, hangup
+from . import problems
 from .auth import bearer_token, seat_of
 from .blueprint import Blueprint
 from .docs import PROBLEM, UNAUTHORIZED
@@ -133,7 +134,7 @@ def sse_frames(
     matches, sub, seat, after: int, keepalive: float, max_age: float, token_hash: str | None = None
 ):
     """Yield SSE frames until ``max_age`` passes, the match is over and the caller has it all, or
-    the process stops (:mod:`gameroom.draining`: the entries already received are sent first).
+    the process stops (:mod:`gameroom.http.draining`: the entries already received are sent first).
 
     A seat's stream (``token_hash``: its token's) ends, sending nothing more, once the token is
     retired (the seat left, or was given to someone else): what follows is no longer its
@@ -163,7 +164,7 @@ def sse_frames(
                 yield ": keep-alive\n\n"
                 last_sent = now
             entries = sub.get(max(0.0, min(keepalive - (now - last_sent), deadline - now)))
-            if sub.closed and not draining.active():  # the client went away (see :mod:`gameroom.api.hangup`)
+            if sub.closed and not draining.active():  # the client went away (see :mod:`gameroom.http.hangup`)
                 return
 
 

@@ -17,7 +17,7 @@ from . import lifecycle
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
 
 
-#: The match ids the fast paths take (:mod:`gameroom.wire`, :mod:`gameroom.api.lean`), as a
+#: The match ids the fast paths take (:mod:`gameroom.http.wire`, :mod:`gameroom.http.lean`), as a
 #: regular expression: every id :func:`new_match_id` makes, and more. A request naming any other
 #: id is answered by Flask, as every request once was.
 MATCH_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"

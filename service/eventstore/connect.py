@@ -21,6 +21,7 @@ yet is an outage like a Redis that is down (:mod:`gameroom.eventstore.cluster`).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote
@@ -47,6 +48,16 @@ def is_cluster_url(url: str) -> bool:
 def is_cluster(client: Any) -> bool:
     """Whether ``client`` talks to a Redis Cluster."""
     return isinstance(client, RedisCluster)
+
+
+#: The clients made with ``GAMEROOM_FAST_PATHS`` off (:func:`connect`): every command of theirs
+#: goes through redis-py's own client and pool, none on :mod:`.direct`'s connections.
+_ORDINARY: weakref.WeakSet = weakref.WeakSet()
+
+
+def is_ordinary(client: Any) -> bool:
+    """Whether ``client`` was made with the fast paths off (see :data:`_ORDINARY`)."""
+    return client in _ORDINARY
 
 
 def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict]:
@@ -224,4 +235,6 @@ def connect(config, url: str) -> Clients:
         queue = None if is_cluster_url(url) else events
     else:
         queue = pooled(config.queue_redis_url)
+    if not config.fast_paths:
+        _ORDINARY.update(c for c in (events, reader, queue) if c is not None and not is_cluster(c))
     return Clients(events, reader, queue)

@@ -27,6 +27,11 @@ lost connection, a timeout and NOSCRIPT; the cap and the pool's wait then do not
 apply (one connection).
 
 Replies are Redis's own (no redis-py response callbacks): a caller parses them.
+
+A client made with ``GAMEROOM_FAST_PATHS`` off (:func:`gameroom.eventstore.connect.is_ordinary`)
+keeps redis-py's own path, as a cluster client does: :func:`of` gives an :class:`Ordinary`, whose
+commands go through the client and its pool (a script's reply is the same either way: redis-py
+has no response callback for EVAL and EVALSHA).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from typing import Any
 
 import redis
 
-from .connect import is_cluster
+from .connect import is_cluster, is_ordinary
 
 
 def _patched(module: str) -> bool:
@@ -176,16 +181,46 @@ class Direct:
             raise redis.ConnectionError(f"Error while writing to socket: {exc}") from None
 
 
+class Ordinary:
+    """:class:`Direct`'s calls through redis-py's own client and pool (``GAMEROOM_FAST_PATHS`` off).
+
+    A client on ``client``'s pool, made as :func:`gameroom.eventstore.connect.connect` makes it,
+    without response callbacks: its replies are Redis's own, as :class:`Direct`'s are."""
+
+    def __init__(self, client: redis.Redis):
+        self._client = redis.Redis(connection_pool=client.connection_pool)
+        self._client.response_callbacks.clear()  # its own (redis-py parses a reply only with a callback)
+
+    def __call__(self, *command, fallback: tuple | None = None):
+        try:
+            return self._client.execute_command(*command)
+        except redis.exceptions.NoScriptError:  # not run: Redis lost its script cache
+            if fallback is None:
+                raise
+            return self._client.execute_command(*fallback)
+
+    def pipeline(self, *commands: tuple) -> list:
+        pipe = self._client.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)
+        replies = pipe.execute(raise_on_error=False)
+        for reply in replies:
+            if isinstance(reply, redis.ResponseError):
+                raise reply
+        return replies
+
+
 _shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _shared_lock = threading.Lock()
 
 
-def of(client: redis.Redis) -> Direct:
-    """The one :class:`Direct` of a plain ``client`` (its connections shared by every user)."""
+def of(client: redis.Redis) -> Direct | Ordinary:
+    """The one :class:`Direct` of a plain ``client`` (its connections shared by every user); an
+    :class:`Ordinary` for a client made with the fast paths off."""
     with _shared_lock:
         found = _shared.get(client)
         if found is None:
-            found = _shared[client] = Direct(client)
+            found = _shared[client] = Ordinary(client) if is_ordinary(client) else Direct(client)
         return found
 
 
@@ -218,7 +253,7 @@ def transaction(client: Any, pipe) -> list:
     need no response callback, such as a script's); on a cluster client through
     redis-py (slots, redirects). A match's creation takes this path.
     """
-    if is_cluster(client):
+    if is_cluster(client) or is_ordinary(client):
         return pipe.execute()
     commands = [args for args, _options in pipe.command_stack]
     replies = of(client).pipeline(("MULTI",), *commands, ("EXEC",))[-1]
@@ -230,8 +265,9 @@ def transaction(client: Any, pipe) -> list:
 
 def script(client: Any, text: str):
     """``run(keys, args)``: the raw reply of Lua ``text``: a :class:`DirectScript` on a plain
-    client, redis-py's registered script on a cluster client (slots, redirects)."""
-    if is_cluster(client):
+    client, redis-py's registered script on a cluster client (slots, redirects) and on a client
+    made with the fast paths off."""
+    if is_cluster(client) or is_ordinary(client):
         registered = client.register_script(text)
         return lambda keys, args: registered(keys=keys, args=args)
     return DirectScript(client, text)

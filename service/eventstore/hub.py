@@ -210,7 +210,7 @@ class StreamHub:
                 self._packed_keys = None
 
     def end_all(self) -> int:
-        """Close every open subscription (the process is stopping, :mod:`gameroom.draining`): each
+        """Close every open subscription (the process is stopping, :mod:`gameroom.http.draining`): each
         stream's :meth:`Subscription.get` returns at once and its response ends; returns how many."""
         with self._lock:
             subs = [sub for group in self._subs.values() for sub in group]

@@ -1,4 +1,13 @@
-"""An API client for the tests that checks every response against openapi.yaml."""
+"""An API client for the tests that checks every response against openapi.yaml; the app, once
+with the fast paths on and once with them off.
+
+``fast_paths`` is a parameter of every test here that builds an app through the ``app`` fixture
+(or asks for ``fast_paths``): it sets ``GAMEROOM_FAST_PATHS`` for the test, so the app (and any
+other ``create_app`` the test calls with a dict of settings) serves either through the fast
+paths (the lean path below Flask, gameroom's own Redis connections) or through Flask's routes and
+redis-py's client alone (service/http/README.md). A module that means one way only overrides
+``fast_paths`` with a plain fixture.
+"""
 
 import json
 from pathlib import Path
@@ -8,7 +17,27 @@ import pytest
 from openapi_core import Config, OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
 
+from gameroom import create_app
+
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+
+
+@pytest.fixture(params=[True, False], ids=["fast-paths-on", "fast-paths-off"])
+def fast_paths(request, monkeypatch) -> bool:
+    """Whether the app serves through the fast paths (both, one test each)."""
+    monkeypatch.setenv("GAMEROOM_FAST_PATHS", "1" if request.param else "0")
+    return request.param
+
+
+@pytest.fixture
+def app(fast_paths, redis_server, redis_client, registry):
+    """The root conftest's app, built with ``fast_paths`` (read from the environment it sets)."""
+    app = create_app(
+        {"redis_url": redis_server.url, "ai_mode": "rq", "sse_keepalive": 0.2, "sse_max_age": 3.0}, registry
+    )
+    assert app.config["GAMEROOM"].fast_paths is fast_paths
+    app.config["TESTING"] = True
+    yield app
 
 
 @pytest.fixture(scope="session")

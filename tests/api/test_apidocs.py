@@ -11,6 +11,12 @@ from werkzeug.serving import make_server
 from gameroom.api.apidocs import ASSETS
 
 
+@pytest.fixture
+def fast_paths():
+    """One run, fast paths on (the default): the docs page and its assets are Flask's either way."""
+    return True
+
+
 def _links(html: str) -> list[str]:
     return re.findall(r'(?:src|href)="([^"]+)"', html)
 

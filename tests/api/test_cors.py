@@ -11,7 +11,7 @@ PREFLIGHT = {
 
 
 @pytest.fixture
-def cors_client(redis_server, redis_client, registry):
+def cors_client(fast_paths, redis_server, redis_client, registry):
     app = create_app(
         {
             "redis_url": redis_server.url,

@@ -16,7 +16,7 @@ from gameroom.testing import dice
 
 
 @pytest.fixture
-def app(redis_server, redis_client):
+def app(fast_paths, redis_server, redis_client):
     """The app with the dice-race test game installed beside the real plugins."""
     registry = build_registry(extra_plugins=[("dice", dice)])
     app = create_app({"redis_url": redis_server.url, "ai_mode": "off"}, registry)

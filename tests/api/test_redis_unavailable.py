@@ -30,7 +30,7 @@ def own_redis(tmp_path):
 
 
 @pytest.fixture
-def setup(own_redis, registry, monkeypatch):
+def setup(fast_paths, own_redis, registry, monkeypatch):
     monkeypatch.setattr(problems, "_outage_log", ThrottledLog(problems.log, logging.ERROR))
     app = create_app({"redis_url": own_redis.url, "ai_mode": "rq"}, registry)
     client = app.test_client()

@@ -33,7 +33,7 @@ def _app(redis_server, games, **settings):
 
 
 @pytest.fixture
-def default_app(redis_server, redis_client, games):
+def default_app(fast_paths, redis_server, redis_client, games):
     return _app(redis_server, games)
 
 

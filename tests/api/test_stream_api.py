@@ -12,6 +12,13 @@ from gameroom import create_app
 
 
 @pytest.fixture
+def fast_paths():
+    """One run, fast paths on (the default): no fast path serves a live stream (Flask's route and
+    the stream hub's reader do either way); tests/api/conftest.py runs the rest both ways."""
+    return True
+
+
+@pytest.fixture
 def capped(redis_server, redis_client, registry):
     return create_app(
         {

@@ -3,8 +3,8 @@
 import logging
 import time
 
-from gameroom.api.requestlog import RequestLog
 from gameroom.config import Config
+from gameroom.http.requestlog import RequestLog
 from gameroom.serving import gunicorn_settings
 
 

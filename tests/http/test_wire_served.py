@@ -1,5 +1,5 @@
 """On a real ``gameroom serve`` (shipped settings): a move read by the worker itself
-(gameroom.wire) is answered exactly as gevent's WSGI handler answers it.
+(gameroom.http.wire) is answered exactly as gevent's WSGI handler answers it.
 
 Two matches with the same seed get the same requests on keep-alive
 connections: one in the ordinary shape the worker reads itself, one with an

@@ -13,7 +13,7 @@ from http import client
 
 import pytest
 
-from gameroom import framing
+from gameroom.http import framing
 from gameroom.testing.live_server import LiveServer
 
 #: A log line of the refusal: timestamp, level, logger, then the method and path only.
@@ -32,7 +32,7 @@ def served(redis_server, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def with_access_log(redis_server, tmp_path_factory):
-    """The same with gunicorn's access log on (then gevent's handler reads every request)."""
+    """The same with gunicorn's access log on."""
     env = {"GAMEROOM_AI_MODE": "off", "GAMEROOM_ACCESS_LOG": "1"}
     with LiveServer(redis_server.url, tmp_path_factory.mktemp("protocol-access"), env=env) as live:
         yield live

@@ -2,7 +2,7 @@
 safely (request-smuggling shapes, RFC 9112 §6) is refused with a 400 problem+json
 (``bad-http-framing``), the connection closed, and nothing appended; the same move well framed
 (also chunked) is taken, and so is a header the standard library's parser misreads (a MIME
-structure Content-Type). Unit cases of the rule: ``gameroom.framing.problem``. Malformed request
+structure Content-Type). Unit cases of the rule: ``gameroom.http.framing.problem``. Malformed request
 lines and their logs: test_protocol_errors_served.py."""
 
 import io
@@ -12,7 +12,7 @@ from http import client
 
 import pytest
 
-from gameroom import framing
+from gameroom.http import framing
 from gameroom.testing.live_server import LiveServer
 
 TAKE = {"type": "take", "pile": 0, "count": 1}

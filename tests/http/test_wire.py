@@ -1,4 +1,4 @@
-"""Which requests the worker reads itself (gameroom.wire), and that it leaves the rest unread.
+"""Which requests the worker reads itself (gameroom.http.wire), and that it leaves the rest unread.
 
 Unit level: ``read_request`` on a buffered reader, as the handler calls it after
 reading the request line. A request it declines must leave every byte in the
@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from gameroom import wire
+from gameroom.http import wire
 
 BODY = b'{"move": {"type": "take", "pile": 0, "count": 1}}'
 LINE = "POST /api/matches/m1-_x/moves HTTP/1.1\r\n"

@@ -1,7 +1,7 @@
 """Requests that cannot be framed or read safely, refused before any app sees them.
 
 gevent's WSGI handler (which reads every request the worker does not read
-itself, :mod:`gameroom.wire`) is lenient where a lenient server is a
+itself, :mod:`gameroom.http.wire`) is lenient where a lenient server is a
 request-smuggling target behind a proxy that reads the same bytes otherwise
 (RFC 9112 §6.1, §6.3, §5.2):
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from http import HTTPStatus
 
-from .api.problems import MEDIA_TYPE, problem_body
+from ..api.problems import MEDIA_TYPE, problem_body
 
 #: The grammar of a Content-Length value (RFC 9110 §8.6): ASCII digits only (``str.isdigit``
 #: also takes ``²`` and ``１``), and at most 18 of them (``int`` refuses over 4300).
@@ -126,7 +126,7 @@ def problem(lines: list[bytes], version: str) -> str | None:
         lowered = name.lower()
         if lowered in (b"content-length", b"transfer-encoding"):
             # a field value without the blanks around it (RFC 9110 §5.5), as the worker's own path
-            # (gameroom.wire) reads it: both paths take "Content-Length: 12 " alike
+            # (gameroom.http.wire) reads it: both paths take "Content-Length: 12 " alike
             (lengths if lowered == b"content-length" else codings).append(
                 value.strip(b" \t").decode("latin-1")
             )

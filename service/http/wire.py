@@ -5,7 +5,7 @@ package and writes every response through several layers; on this machine
 that costs about 85 µs per request, as much as the rules, the redaction and
 the Redis append of a move together (a hello-world app answers 10,400
 requests/s through it on one worker, 84,000 through a bare gevent handler:
-bench/README.md). The worker's handler (:class:`gameroom.serving.IdleClosingHandler`)
+bench/README.md). The worker's handler (:class:`gameroom.http.worker.IdleClosingHandler`)
 therefore reads the request line itself and asks :func:`read_request` whether
 the request is one of a match's ordinary requests and has arrived whole:
 
@@ -16,10 +16,10 @@ the request is one of a match's ordinary requests and has arrived whole:
   (every response of these is whole, never a stream);
 - only the headers such a request carries (:data:`HEADERS`), each at most once,
   ``Connection`` absent or ``keep-alive``, with no NUL and no CR or LF outside a line end,
-  and a ``Content-Length`` of ASCII digits (:func:`gameroom.framing.content_length`).
+  and a ``Content-Length`` of ASCII digits (:func:`gameroom.http.framing.content_length`).
 
 Then it builds the WSGI environ here and calls the same app (every middleware,
-:class:`gameroom.api.lean.LeanRequests`, Flask for whatever the lean path hands
+:class:`gameroom.http.lean.LeanRequests`, Flask for whatever the lean path hands
 on) and writes its response (:func:`response_bytes`). Anything else (another
 method or path, ``Transfer-Encoding``, ``Expect``, an ``Origin``, a header it does
 not know, a larger body still on its way) is left unread for gevent's own handler,
@@ -41,8 +41,8 @@ import re
 import time
 from wsgiref.handlers import format_date_time
 
-from .config import Config
-from .core.matches import MATCH_ID_PATTERN
+from ..config import Config
+from ..core.matches import MATCH_ID_PATTERN
 from .framing import content_length
 
 #: The request lines taken: method, path, query string.

@@ -4,7 +4,7 @@ Without it a client cannot know, and may send its next request on a
 connection at the very moment the server closes it (an ``ECONNRESET`` or an
 empty reply on a move). Clients that honour the header (Node's http agent,
 undici, curl) close an idle connection before that. The server's worker
-(:class:`gameroom.serving.GeventWorker`) closes idle connections after the
+(:class:`gameroom.http.worker.GeventWorker`) closes idle connections after the
 same number of seconds and, unlike gunicorn's own workers, lets the header out.
 """
 

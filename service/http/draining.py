@@ -4,7 +4,7 @@ gunicorn stops a worker gracefully (SIGTERM: a stop, or the old workers of a
 reload, SIGHUP) by waiting ``graceful_timeout`` for its connections to end,
 then SIGKILLing it. A live stream (SSE) ends by itself only at its maximum age
 (300 s), so every stream used to be cut mid-response at the kill, 10 s later,
-with nothing logged. The serving worker (:class:`gameroom.serving.GeventWorker`)
+with nothing logged. The serving worker (:class:`gameroom.http.worker.GeventWorker`)
 now calls :func:`begin` as soon as it is told to stop: each registered
 listener (the process's stream hub ends every open stream) runs once, and
 :func:`active` tells the code that serves responses (a stream opened
