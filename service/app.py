@@ -17,11 +17,10 @@ from .api.docs import GameroomApi
 from .api.lean import LeanRequests
 from .api.links import LinksPlugin
 from .api.requestlog import RequestLog
+from .application import History, Players
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
-from .history import History
-from .lifecycle import Lifecycle
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -187,13 +186,13 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
     # A match's ordinary requests are answered below Flask (same schemas, same problems); all else goes to Flask.
-    app.extensions["gameroom_lifecycle"] = lifecycle = Lifecycle(matches)
+    app.extensions["gameroom_players"] = players = Players(matches)
     app.wsgi_app = LeanRequests(  # type: ignore[method-assign]
         app.wsgi_app,
         matches,
         config.max_body,
         vary_origin=bool(cors.parse_origins(config.cors_origins)),
-        lifecycle=lifecycle,
+        lifecycle=players,
     )
     if config.redis_wait_replicas > 0:
         app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]

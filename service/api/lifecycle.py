@@ -27,7 +27,7 @@ def _matches():
 
 
 def _lifecycle():
-    return current_app.extensions["gameroom_lifecycle"]
+    return current_app.extensions["gameroom_players"]
 
 
 def _result(loaded, entry, seat):

@@ -65,7 +65,7 @@ class MatchCollection(MethodView):
         as a spectator sees it."""
         payload, headers = create_response(
             _matches(),
-            current_app.extensions["gameroom_lifecycle"],
+            current_app.extensions["gameroom_players"],
             body,
             lambda match_id: url_for("matches.MatchResource", match_id=match_id),
         )
