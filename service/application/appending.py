@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .. import faults
 from ..core import decider, lifecycle
 from ..core.matches import status_of
+from ..core.moves import ai_to_move
 from ..errors import Conflict, GameroomError, VersionConflict
 from .idempotency import check_fingerprint
 from .loaded import Loaded
@@ -55,7 +56,7 @@ def append_made(
         loaded.version,
         idempotency_key=key,
         fingerprint=fingerprint,
-        ai_seats=lifecycle.ai_to_move(loaded.record, game, after),
+        ai_seats=ai_to_move(loaded.record, game, after),
         clocks=lifecycle.timed_seats(loaded.record, after),
     )
     if result.duplicate:

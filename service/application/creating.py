@@ -25,6 +25,7 @@ from ..core.matches import (
     status_of,
     status_when_full,
 )
+from ..core.moves import ai_to_move
 from ..errors import Conflict, NotFound, ValidationFailed, unknown_match
 from ..plugin_api import IllegalMove
 from .appending import announce
@@ -77,7 +78,7 @@ def create(
         tokens,
         entry,
         status=status_of(record, game, loaded.folded.state),
-        ai_seats=lifecycle.ai_to_move(record, game, loaded.folded),
+        ai_seats=ai_to_move(record, game, loaded.folded),
         admin_hash=admin_hash,
         clocks=lifecycle.timed_seats(record, loaded.folded),
     )
@@ -250,7 +251,7 @@ def seat_claimed(
         if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
             loaded = start_clocks(matches, loaded)
         else:
-            ai_seats = lifecycle.ai_to_move(loaded.record, matches.game(loaded.record), loaded.folded)
+            ai_seats = ai_to_move(loaded.record, matches.game(loaded.record), loaded.folded)
             if ai_seats:
                 matches.store.set_ai_turn(match_id, loaded.version, ai_seats)
             announce(matches, loaded, None, progress_saved=progress_saved)

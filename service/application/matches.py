@@ -6,9 +6,9 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 
-from ..core import lifecycle
 from ..core.decider import Folded
 from ..core.matches import MatchRecord, Seat
+from ..core.moves import ai_to_move
 from ..core.rng import Seeding
 from ..eventstore import EventStore
 from ..eventstore.records import MatchRecords
@@ -180,8 +180,8 @@ class Matches:
 
     @staticmethod
     def ai_to_move(record: MatchRecord, game, folded: Folded) -> list[int]:
-        """The AI seats to move in ``folded`` (see :func:`gameroom.core.lifecycle.ai_to_move`)."""
-        return lifecycle.ai_to_move(record, game, folded)
+        """The AI seats to move in ``folded`` (see :func:`gameroom.core.moves.ai_to_move`)."""
+        return ai_to_move(record, game, folded)
 
     def ai_levels(self, game) -> list[str]:
         return reading.ai_levels(self, game)

@@ -215,15 +215,6 @@ def ai_seats(record, folded) -> dict[int, str]:
     return seats
 
 
-def ai_to_move(record, game, folded) -> list[int]:
-    """The AI seats to move in ``folded`` (none while seats are open, or once it is over),
-    an AI that took over a seat among them."""
-    ai = ai_seats(record, folded)
-    if not ai or record.read_only or not record.full or outcome(game, folded) is not None:
-        return []
-    return [seat for seat in game.active_seats(folded.state) if seat in ai]
-
-
 def token_digest(token_hash: str) -> str:
     """What a ``leave`` entry records of the token it revokes (not the stored hash itself)."""
     return hashlib.sha256(f"revoked:{token_hash}".encode()).hexdigest()[:32]

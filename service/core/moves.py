@@ -25,6 +25,15 @@ def has_drafts(game: Game) -> bool:
     return getattr(type(game).sealed_steps, "__qualname__", "").split(".")[0] != "Game"
 
 
+def ai_to_move(record: MatchRecord, game: Game, folded: Folded) -> list[int]:
+    """The AI seats to move in ``folded`` (none while seats are open, or once it is over),
+    an AI that took over a seat (see :mod:`gameroom.core.lifecycle`) among them."""
+    ai = lifecycle.ai_seats(record, folded)
+    if not ai or record.read_only or not record.full or lifecycle.outcome(game, folded) is not None:
+        return []
+    return [seat for seat in game.active_seats(folded.state) if seat in ai]
+
+
 @dataclass(frozen=True)
 class SealedStep:
     """A step for the seat's draft (nothing is appended; see :mod:`gameroom.eventstore.drafts`)."""
@@ -88,7 +97,7 @@ def decide_move(
         entry,
         after=after,
         status=status_of(record, game, after.state, after),
-        ai_seats=lifecycle.ai_to_move(record, game, after),
+        ai_seats=ai_to_move(record, game, after),
         clocks=lifecycle.timed_seats(record, after),
         drafts=drafts,
         barrier=decider.barrier(folded),
