@@ -8,7 +8,6 @@ cannot both apply, and a repeated one finds the match already changed.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from ..core import lifecycle
 from ..core.matches import hash_token, new_token
@@ -16,9 +15,7 @@ from ..errors import Conflict, NotFound, ValidationFailed
 from .appending import append_built
 from .guards import check_admin, require_active
 from .loaded import Loaded
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 log = logging.getLogger("gameroom.lifecycle")  # its name from before the split: log lines are unchanged
 

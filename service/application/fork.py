@@ -7,7 +7,6 @@ Also :func:`store_copy`, which stores a match whole from a list of entries (a fo
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from ..core import lifecycle
 from ..core.decider import deal_entry
@@ -15,9 +14,7 @@ from ..core.matches import FINISHED, MatchRecord, new_match_id, new_token, statu
 from ..errors import Conflict, NotFound, ValidationFailed
 from .appending import announce
 from .loaded import Loaded
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 log = logging.getLogger("gameroom.history")  # its name from before the split: log lines are unchanged
 

@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING
 
 from ..core.matches import ACTIVE, FINISHED, hash_token, status_of
 from ..errors import Conflict, Unauthorized
 from .loaded import Loaded
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 
 def status(matches: Matches, loaded: Loaded) -> str:

@@ -7,14 +7,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import fork, transfer
 from .loaded import Loaded
+from .matches import Matches
 from .undo import Undos
-
-if TYPE_CHECKING:
-    from .matches import Matches
 
 
 class History:

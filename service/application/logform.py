@@ -23,7 +23,7 @@ from typing import Any, Literal, NoReturn, overload
 
 from marshmallow import ValidationError
 
-from gameroom.schemas.lifecycle import ClockControlSchema, TimeoutPolicySchema
+from gameroom.schemas.settings import ClockControlSchema, TimeoutPolicySchema
 
 from ..core import lifecycle
 

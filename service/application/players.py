@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import absence, guards, rematch
 from .creating import creation_settings
 from .loaded import Loaded
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 
 class Players:

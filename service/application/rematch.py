@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from ..core import lifecycle
 from ..core.matches import FINISHED, MatchRecord, new_match_id, rematch_token
@@ -20,9 +19,7 @@ from ..eventstore.records import NO_MATCH, RELEASED, SEAT_CLAIMED
 from .appending import append_built
 from .guards import check_admin, status
 from .loaded import Loaded
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 log = logging.getLogger("gameroom.lifecycle")  # its name from before the split: log lines are unchanged
 

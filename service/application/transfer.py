@@ -9,17 +9,13 @@ entries' form checked by :mod:`~gameroom.application.logform` and their order by
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..core import lifecycle
 from ..core.matches import FINISHED, MatchRecord, new_match_id, status_of
 from ..errors import ValidationFailed
 from .fork import store_copy
 from .loaded import Loaded
 from .logcheck import TamperedLog, verified_log
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 EXPORT_FORMAT = "gameroom-match"
 EXPORT_FORMAT_VERSION = 1

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import TYPE_CHECKING
 
 from ..core import lifecycle
 from ..core.decider import BASE, CONFIRMS
@@ -31,9 +30,7 @@ from ..core.undo import (
 from ..errors import Conflict, GameroomError, NotFound, VersionConflict
 from .idempotency import key_reused, undo_fingerprint
 from .loaded import Loaded, has_drafts
-
-if TYPE_CHECKING:
-    from .matches import Matches
+from .matches import Matches
 
 log = logging.getLogger("gameroom.history")  # its name from before the split: log lines are unchanged
 
