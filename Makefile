@@ -29,7 +29,7 @@ run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + on
 test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core and eventstore
+lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore and application
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
