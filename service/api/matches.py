@@ -142,10 +142,10 @@ class SeatClaim(MethodView):
         return claim_response(_matches(), match_id, seat, body, request.headers.get("Idempotency-Key"))
 
 
-def create_response(matches, lifecycle, body: dict, location) -> tuple[dict, dict]:
+def create_response(matches, players, body: dict, location) -> tuple[dict, dict]:
     """Create the match ``body`` asks for: the response's body and headers (also called by
     :mod:`gameroom.api.lean`). ``location``: the URL of a match, given its id."""
-    settings = lifecycle.settings(body)
+    settings = players.settings(body)
     admin = new_token()
     loaded, tokens = matches.create(
         body["game"],

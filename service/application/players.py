@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import absence, guards, rematch
+from . import absence, rematch
 from .creating import creation_settings
 from .loaded import Loaded
 from .matches import Matches
@@ -31,10 +31,6 @@ class Players:
     def settings(self, body: dict) -> dict:
         """The lifecycle settings of a creation request (clock, timeout, unlisted, hide_names), checked."""
         return creation_settings(self.matches, body)
-
-    def check_admin(self, match_id: str, admin_token: str | None) -> None:
-        """Refuse unless ``admin_token`` is the match creator's admin token."""
-        guards.check_admin(self.matches, match_id, admin_token)
 
     def resign(self, match_id: str, seat: int) -> tuple[Loaded, dict | None]:
         """``seat`` concedes: the match ends; the others win unless the game says otherwise."""
