@@ -127,7 +127,7 @@ def remember_created(matches: Matches, loaded: Loaded, tokens: dict[int, str]) -
 
 
 def creation_settings(matches: Matches, body: dict) -> dict:
-    """The lifecycle settings of a creation request (clock, timeout, unlisted, hide_names), checked."""
+    """The settings of a creation request (clock, timeout policy, unlisted, hide_names), checked."""
     settings: dict[str, Any] = {k: body.get(k) for k in ("clock", "timeout") if body.get(k)}
     settings.update({k: True for k in ("unlisted", "hide_names") if body.get(k)})
     if "timeout" in settings:

@@ -105,8 +105,8 @@ class Matches:
 
         ``seed`` is the client's: it fixes the draws only under reproducible
         :attr:`seeding`; otherwise it is mixed with the server's secret.
-        ``settings``: lifecycle choices (clock, timeout policy, unlisted, hide_names; see
-        :mod:`gameroom.core.lifecycle`); ``admin_hash``: the :func:`hash_token` of the creator's
+        ``settings``: the match's settings (clock, timeout policy, unlisted, hide_names; the
+        clocks run in :mod:`gameroom.core.lifecycle`); ``admin_hash``: the :func:`hash_token` of the creator's
         admin token, which may later reissue a left seat's token; ``match_id``: a planned id (rematch).
         """
         return creating.create(

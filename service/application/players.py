@@ -29,7 +29,7 @@ class Players:
         self.records = matches.records
 
     def settings(self, body: dict) -> dict:
-        """The lifecycle settings of a creation request (clock, timeout, unlisted, hide_names), checked."""
+        """The settings of a creation request (clock, timeout policy, unlisted, hide_names), checked."""
         return creation_settings(self.matches, body)
 
     def resign(self, match_id: str, seat: int) -> tuple[Loaded, dict | None]:
