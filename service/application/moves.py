@@ -37,6 +37,7 @@ from ..errors import (
     VersionConflict,
 )
 from ..eventstore.drafts import DraftFlush
+from ..plugin_api import Game
 from .appending import announce
 from .clocks import time_out_instead
 from .idempotency import check_fingerprint, key_reused, prior, replayed, request_fingerprint
@@ -133,37 +134,26 @@ def _submit(
     for _attempt in range(matches.append_retries):
         if loaded is None:
             loaded, fresh, fresh_draft = matches.load(match_id), True, False
-        # 1. load: the checks the core cannot make
-        check_may_move(loaded, seat, token)
-        if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
-            loaded, fresh, fresh_draft = matches.ensure_started(loaded), True, False
-        record, folded = loaded.record, loaded.folded
-        game = matches.game(record)
-        check_move_keys(matches, record.game, game, move)
-        now = matches.clock()  # the move's time: before its seat's deadline, or refused
-        if folded.lifecycle is not None and lifecycle.out_of_time(record, folded, seat, now):
-            try:
-                time_out_instead(matches, loaded, seat)
-            except VersionConflict as conflict:  # the match moved (maybe this very timeout)
-                matches.caches.folds.forget_beyond(match_id, conflict.current_version)
-                loaded = None
-                continue
-        # 2. decide (judged again on a fresh load if refused on a cached one)
-        try:
-            if lifecycle.taken_over(folded, seat) and not (actor or "").startswith("ai:"):
-                raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")
-            if expected_version is not None and expected_version != folded.version:
-                check_not_stale(matches, loaded, seat, expected_version)
+        ready = _ready(matches, loaded, seat, move, token)  # 1. load: the checks the core cannot make
+        if ready is None:  # the match moved under the timeout applied instead of the move
+            loaded = None
+            continue
+        loaded, started, game, now = ready
+        if started:
+            fresh, fresh_draft = True, False
+        try:  # 2. decide (judged again on a fresh load if refused on a cached one)
+            _check_seat(matches, loaded, seat, expected_version, actor)
             if not fresh_draft:
                 loaded, fresh_draft = matches.with_draft(loaded, seat), True
-            decision = decide_move(game, record, folded, loaded.seen, loaded.draft, seat, move, now, actor)
+            decision = decide_move(
+                game, loaded.record, loaded.folded, loaded.seen, loaded.draft, seat, move, now, actor
+            )
         except GameroomError:
             if fresh:
                 raise
             loaded = None  # judged on a cached fold: judge again on the latest
             continue
-        # 3. append, 4. after
-        try:
+        try:  # 3. append, 4. after
             if isinstance(decision, SealedStep):
                 return seal(matches, loaded, seat, decision, key, fingerprint)
             return append_move(matches, loaded, seat, decision, key, fingerprint)
@@ -171,6 +161,41 @@ def _submit(
             matches.caches.folds.forget_beyond(match_id, conflict.current_version)
             loaded = None
     raise Conflict("The match is too busy; try again.", code="busy")
+
+
+def _ready(
+    matches: Matches, loaded: Loaded, seat: int, move: dict, token: str | None
+) -> tuple[Loaded, bool, Game, float] | None:
+    """Step 1 of a move: refuse what the core cannot judge, start the clocks if the last claim
+    left them unstarted, and apply the timeout instead if the seat's time ran out (refused with
+    out-of-time). Returns the match (and whether the clocks were started here), its game and
+    the move's time; None if the match moved under the timeout (load again)."""
+    check_may_move(loaded, seat, token)
+    started = False
+    if loaded.folded.lifecycle is not None and not loaded.folded.lifecycle["started"]:
+        loaded, started = matches.ensure_started(loaded), True
+    record, folded = loaded.record, loaded.folded
+    game = matches.game(record)
+    check_move_keys(matches, record.game, game, move)
+    now = matches.clock()  # the move's time: before its seat's deadline, or refused
+    if folded.lifecycle is not None and lifecycle.out_of_time(record, folded, seat, now):
+        try:
+            time_out_instead(matches, loaded, seat)
+        except VersionConflict as conflict:  # the match moved (maybe this very timeout)
+            matches.caches.folds.forget_beyond(record.id, conflict.current_version)
+            return None
+    return loaded, started, game, now
+
+
+def _check_seat(
+    matches: Matches, loaded: Loaded, seat: int, expected_version: int | None, actor: str | None
+) -> None:
+    """Refuse a move of a seat an AI plays (unless the AI makes it), or one stale since
+    ``expected_version``."""
+    if lifecycle.taken_over(loaded.folded, seat) and not (actor or "").startswith("ai:"):
+        raise Conflict("An AI plays this seat now.", code="seat-played-by-ai")
+    if expected_version is not None and expected_version != loaded.folded.version:
+        check_not_stale(matches, loaded, seat, expected_version)
 
 
 def check_may_move(loaded: Loaded, seat: int | None, token: str | None) -> None:
