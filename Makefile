@@ -29,10 +29,11 @@ run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + on
 test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore and application
+lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore, application and the examples
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	@mkdir -p $(VENV)/mypy-path && ln -sfn $(CURDIR)/service $(VENV)/mypy-path/gameroom
+	MYPYPATH=$(VENV)/mypy-path $(BIN)/mypy
 
 format: $(STAMP)  ## let ruff fix what it can and format the tree
 	$(BIN)/ruff check --fix .

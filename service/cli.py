@@ -540,7 +540,7 @@ def openapi():
     help="A setting of the mcts search, overriding the game's and the platform's defaults "
     "(repeatable): exploration (UCB constant), minimax (0..1, weight of the implicit "
     "minimax value), rollout (steps before the evaluation), final (visits or value: how the move "
-    "is picked). See service/ai/mcts.py.",
+    "is picked). See the mcts_* attributes of gameroom.plugin_api.Game.",
 )
 @click.option(
     "--jobs",

@@ -61,8 +61,8 @@ def gameroom_ai_policies(game):
     (:func:`gameroom.ai.levels.time_budget`). The built-in levels need no hook:
     ``random`` plays every game, ``greedy`` and ``mcts`` every game that
     implements ``Game.sample_state`` (required for hidden-information games
-    that want them); a game tunes ``mcts`` with the optional attributes listed
-    in the docstring of :mod:`gameroom.ai.mcts`.
+    that want them); a game tunes ``mcts`` with the ``mcts_*`` attributes and
+    ``rollout_policy`` of :class:`gameroom.plugin_api.Game`.
 
     Implemented by add-on packages that bring stronger or stranger bots.
     Collecting hook: the dicts of all plugins are merged; a level name that

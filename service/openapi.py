@@ -6,12 +6,9 @@ Three documents, one source:
   platform and the *first-party* games only, so installing a third-party game
   never makes the committed document drift;
 - ``/api/openapi.json`` is what this server runs: every installed game;
-- ``/api/games/{slug}/openapi.json`` (:func:`game_document`) is the same API
-  typed for one game: the ``move`` of ``POST …/moves``, the legal moves, the
-  ``view`` of a state, the events of history and stream entries, and the
-  options of a new match all refer to that game's schemas (a match summary's
-  options stay any object: the lobby lists every game). Generate a client from it
-  and every move is a class of its own.
+- ``/api/games/{slug}/openapi.json`` is the same API typed for one game
+  (:func:`gameroom.api.gamedoc.game_document`, which the games endpoint
+  applies to the second).
 
 Generation is deterministic (no dates, no set order), so a merge conflict in
 ``openapi.yaml`` is resolved by regenerating it.
@@ -19,8 +16,9 @@ Generation is deterministic (no dates, no set order), so a merge conflict in
 
 from __future__ import annotations
 
-import copy
+import yaml
 
+from .app import create_app
 from .registry import Registry, build_registry
 
 #: Never contacted: building the spec touches no Redis (redis-py connects lazily).
@@ -37,8 +35,6 @@ def first_party(registry: Registry) -> Registry:
 
 def spec_dict(registry: Registry | None = None) -> dict:
     """The document a server with ``registry``'s games serves (default: the first-party games)."""
-    from .app import create_app
-
     registry = registry if registry is not None else first_party(build_registry())
     app = create_app({"redis_url": _UNUSED_REDIS, "ai_mode": "off"}, registry)
     with app.app_context():
@@ -46,91 +42,8 @@ def spec_dict(registry: Registry | None = None) -> dict:
 
 
 def spec_yaml(registry: Registry | None = None) -> str:
-    import yaml
-
     class Dumper(yaml.SafeDumper):
         def ignore_aliases(self, data):  # write shared parts out in full: no &id anchors
             return True
 
     return yaml.dump(spec_dict(registry), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
-
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def game_document(spec: dict, slug: str, title: str, names: dict) -> dict:
-    """``spec`` with the match operations typed for one game.
-
-    ``names``: the game's component names by kind (``options``, ``move``,
-    ``view``, ``event``), as ``register_game_schemas`` returned them. Other
-    games' components are left out.
-    """
-    doc = copy.deepcopy(spec)
-    doc["info"]["title"] = f"{spec['info']['title']}: {title}"
-    doc["info"]["description"] = (
-        f"The gameroom API typed for {title} (`{slug}`): moves, views, events and the options of a "
-        f"new match are this game's schemas. The match operations are typed for matches of this "
-        f"game: a match of another game (its id given to getMatch, getState, listEvents and the "
-        f"others) answers as the document for every installed game, /api/openapi.json, says. "
-        f"Match summaries keep that document's options (any object): listMatches lists every "
-        f"game's matches unless `game` is given."
-    )
-    schemas = doc["components"]["schemas"]
-    move, view, event, options = (_ref(names[k]) for k in ("move", "view", "event", "options"))
-
-    def retype(component: str, prop: str, value: dict, *, items: bool = False):
-        properties = schemas[component]["properties"]
-        if items:
-            kept = {k: v for k, v in properties[prop].items() if k == "description"}
-            properties[prop] = {**kept, "type": "array", "items": value}
-        else:
-            # A plain $ref (its siblings would be ignored in OpenAPI 3.0, and generators
-            # turn an allOf wrapper into a class of its own).
-            properties[prop] = value
-
-    retype("MatchCreate", "options", options)
-    schemas["MatchCreate"]["properties"]["game"] = {"type": "string", "enum": [slug]}
-    create = doc["paths"]["/api/matches"]["post"]["requestBody"]["content"]["application/json"]
-    if "example" in create:  # the all-games document's example names another game
-        create["example"] = {**create["example"], "game": slug}
-    # MatchSummary keeps the all-games options: GET /api/matches lists every game unless
-    # ?game= is given, and a summary typed for this game would misread the others'.
-    retype("State", "view", view)
-    retype("State", "legal_moves", move, items=True)
-    retype("LegalMoves", "moves", move, items=True)
-    retype("MoveRequest", "move", move)
-    retype("MoveResponse", "events", event, items=True)
-    retype("Entry", "events", event, items=True)
-    retype("Entry", "move", move)
-    return _prune(doc)
-
-
-def _refs(node, found: set) -> None:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            found.add(ref.rsplit("/", 1)[1])
-        for value in node.values():
-            _refs(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            _refs(value, found)
-
-
-def _prune(doc: dict) -> dict:
-    """``doc`` without the component schemas that nothing reachable from its paths refers to."""
-    schemas = doc["components"]["schemas"]
-    rest = {k: v for k, v in doc.items() if k != "components"}
-    rest["components"] = {k: v for k, v in doc["components"].items() if k != "schemas"}
-    reached: set = set()
-    _refs(rest, reached)
-    todo = list(reached)
-    while todo:
-        found: set = set()
-        _refs(schemas.get(todo.pop(), {}), found)
-        for name in found - reached:
-            reached.add(name)
-            todo.append(name)
-    doc["components"]["schemas"] = {k: v for k, v in schemas.items() if k in reached}
-    return doc

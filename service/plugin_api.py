@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import pluggy
 
@@ -206,19 +206,43 @@ class Rng:
 
 
 class Game:
-    """Base class of a game. Override every method marked *required*.
+    """Base class of a game: the whole contract between a game and the platform.
 
-    All methods are pure: they read their arguments, never mutate them, and
-    use no clock, I/O or global randomness (only the ``rng`` they are given).
-    State is opaque to the platform but must be JSON-compatible, so that
-    snapshots, the conformance kit and AI search can copy and store it.
+    Subclass it, set :attr:`info`, and override every method marked *Required*;
+    the others have defaults that suit most games. The platform calls nothing
+    of a game but these methods and reads nothing but these attributes, so the
+    docstrings below are the complete specification, written as pluggy's
+    hookspecs are: each method's parameters (``:param:``), its return value
+    (``:return:``), what it may raise (``:raises:``), and where a method departs
+    from the rules below, what it may mutate and what must be deterministic.
+
+    Rules every method follows unless its docstring says otherwise:
+
+    - *Pure*: a method reads its arguments and never mutates them (``state``,
+      ``event``, ``move``, ``options``, ``view``, ``legal``, ``names``); it
+      returns new data, sharing unchanged parts with its arguments if it likes.
+      Replay, undo, snapshots and AI search rely on an old state staying as it
+      was.
+    - *Deterministic*: the same arguments give the same result; a method uses no
+      clock, no I/O and no global randomness, only the ``rng`` it is given
+      (``setup``, ``decide``, ``fork_events``, ``sample_state`` and
+      ``rollout_policy`` have one). Every drawn outcome goes into the events:
+      replay only folds events with :meth:`evolve`, so it never re-validates and
+      never draws.
+    - *JSON data*: states, events, moves, views and options are JSON-compatible
+      (dicts with string keys, lists, strings, numbers, booleans, ``None``), so
+      the platform can store, copy (:func:`clone`) and compare them.
+    - *Hostile input*: a ``move`` is what a client sent, checked by no schema
+      but its ``type``'s fields being declared: :meth:`decide` checks every
+      value's type and range itself.
+
+    Seats are numbered ``0 .. num_seats - 1``; ``None`` as a seat is a
+    spectator. Every event is a dict with a ``"type"`` key.
 
     AI: every game gets the ``random`` level; ``greedy`` and ``mcts`` need
-    :meth:`sample_state` (and play better with :meth:`evaluate`). A game may
-    also set optional class attributes that tune the ``mcts`` search
-    (``mcts_iterations``, ``mcts_time_limit``, ``rollout_policy`` ...): they
-    are listed in the docstring of :mod:`gameroom.ai.mcts`. Extra levels come
-    from :meth:`ai_policies`.
+    :meth:`sample_state` (and play better with :meth:`evaluate`). The ``mcts_*``
+    attributes and :meth:`rollout_policy` tune the ``mcts`` search; extra levels
+    come from :meth:`ai_policies`.
     """
 
     #: Required: static metadata.
@@ -246,75 +270,189 @@ class Game:
         "schemas",
     )
 
+    # -- settings of the mcts AI level (optional class attributes) ----------
+    # Read by gameroom.ai.mcts; the arguments of one search (the CLI's
+    # ``--mcts``, a tournament's settings) take precedence over them.
+
+    #: mcts: the iteration cap of one decision.
+    mcts_iterations: int = 5000
+    #: mcts: the time limit of one decision in seconds (``0`` = none, then the
+    #: iteration cap alone stops it). The default keeps one decision, with
+    #: sampling and set-up, under one second.
+    mcts_time_limit: float = 0.75
+    #: mcts: rollout steps (by :meth:`rollout_policy`) before a leaf is valued
+    #: with :meth:`evaluate`. ``None``: 0 when the game overrides ``evaluate``
+    #: (its heuristic values the leaf directly), else 200 (play on to the end,
+    #: as plain MCTS does; :data:`gameroom.ai.mcts.FULL_ROLLOUT`).
+    mcts_rollout: int | None = None
+    #: mcts: the exploration constant of the UCB selection (over values
+    #: normalised to [0, 1], so any evaluation scale works with one constant).
+    mcts_exploration: float = 0.7
+    #: mcts: weight in [0, 1] of the implicit minimax value in selection.
+    #: ``None``: 0.5 when the game overrides ``evaluate``
+    #: (:data:`gameroom.ai.mcts.MINIMAX`), else 0.
+    mcts_minimax: float | None = None
+    #: mcts: ``"tree"`` searches the other seats' moves as tree nodes;
+    #: ``"policy"`` lets them play by :meth:`rollout_policy`, so the searching
+    #: seat's tree holds its own decisions only (right for simultaneous and
+    #: non-interactive play, where an opponent node would "see" the searcher's
+    #: pending move). ``None``: ``"policy"`` for ``info.simultaneous`` games,
+    #: else ``"tree"``.
+    mcts_opponents: Literal["tree", "policy"] | None = None
+    #: mcts: the move played: the root's most visited child (``"visits"``) or
+    #: its best valued one (``"value"``).
+    mcts_final: Literal["visits", "value"] = "visits"
+
+    @classmethod
+    def overrides(cls, name: str) -> bool:
+        """Whether this game class replaces :class:`Game`'s own ``name``.
+
+        The platform uses it to tell what a game implements: the required
+        methods, the AI levels (:meth:`sample_state`), drafts (:meth:`sealed_steps`).
+
+        :param name: a method or attribute that :class:`Game` defines
+            (``"sample_state"``, ``"mcts_iterations"`` ...).
+        :return: ``True`` if a class between this one and :class:`Game` defines
+            ``name`` with another value; ``False`` if the game inherits Game's
+            (assigning Game's own function back, ``sample_state =
+            Game.sample_state``, is not an override).
+        :raises AttributeError: :class:`Game` has no ``name`` (a misspelt name
+            never reads as "not overridden").
+        """
+        if name not in Game.__dict__:
+            raise AttributeError(f"Game has no attribute {name!r} to override")
+        default = Game.__dict__[name]
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name] is not default
+        return False  # pragma: no cover (Game itself is in every game's __mro__)
+
     # -- rules (required) -------------------------------------------------
 
     def setup(self, num_seats: int, options: dict, rng: Rng) -> list[Event]:
         """Required. The opening facts: shuffled decks, dealt hands, a random sky.
 
-        ``options`` has already been loaded (defaults filled) by the game's
-        options schema. Folding these events from ``None`` gives the opening
-        state.
+        Folding the returned events with :meth:`evolve` from ``None`` gives the
+        opening state. Deterministic given ``rng``'s draws.
+
+        :param num_seats: the number of seats, already accepted by :meth:`check_seats`.
+        :param options: the match options, loaded (defaults filled) by :meth:`load_options`.
+        :param rng: the only source of randomness; write every drawn outcome into the events.
+        :return: the opening events, in order.
         """
         raise NotImplementedError
 
     def evolve(self, state: State | None, event: Event) -> State:
-        """Required. Fold one event into state; ``state`` is ``None`` before the first."""
+        """Required. Fold one event into state.
+
+        Called on replay for every event ever accepted, so it never validates
+        and never draws: what ``decide`` decided is a fact. It must not mutate
+        ``state`` (return a new one; earlier states are kept by undo and search).
+
+        :param state: the state before ``event``; ``None`` before the first event of :meth:`setup`.
+        :param event: the event to apply (upcast to the current rules version).
+        :return: the state after ``event``.
+        """
         raise NotImplementedError
 
     def active_seats(self, state: State) -> list[int]:
-        """Required. Seats that may act now (several in simultaneous phases); ``[]`` when over."""
+        """Required. The seats that may act now.
+
+        :param state: the current state.
+        :return: the seats that may submit a move (several in a simultaneous
+            phase); ``[]`` once the match is over.
+        """
         raise NotImplementedError
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Required. Every atomic move ``seat`` may submit now, each a JSON object.
+        """Required. Every atomic move ``seat`` may submit now.
 
-        Each returned move must be accepted unchanged by :meth:`decide`.
-        Return ``[]`` for a seat that is not active.
+        :param state: the current state.
+        :param seat: the seat asking.
+        :return: the moves, each a JSON object with a ``"type"``, each accepted
+            unchanged by :meth:`decide`, in a deterministic order (the AI levels
+            draw by index); ``[]`` for a seat that is not active.
         """
         raise NotImplementedError
 
     def decide(self, state: State, seat: int, move: Move, rng: Rng) -> list[Event]:
         """Required. Validate ``move`` by ``seat`` and return the resulting events.
 
-        Raise :class:`IllegalMove` with a rule code for anything
-        :meth:`legal_moves` would not list. Never mutate ``state``.
+        Deterministic given ``rng``'s draws (a retried command draws the same);
+        ``state`` and ``move`` are not mutated.
+
+        :param state: the current state.
+        :param seat: an active seat (the platform checks that before).
+        :param move: the move as the client sent it (hostile: check every value's
+            type and range, and remember that ``True`` is an ``int``).
+        :param rng: the only source of randomness; write every drawn outcome into the events.
+        :return: the events of this step, in order.
+        :raises IllegalMove: with a rule code, for anything :meth:`legal_moves` would not list.
         """
         raise NotImplementedError
 
     def view(self, state: State, seat: Seat) -> dict:
-        """Required. What ``seat`` (``None`` = spectator) may see of ``state``; never more."""
+        """Required. What ``seat`` may see of ``state``; never more.
+
+        :param state: the current state.
+        :param seat: the seat looking, or ``None`` for a spectator.
+        :return: the seat's view, valid against the ``view`` schema; it must not
+            depend on anything ``seat`` cannot see (the conformance kit checks).
+        """
         raise NotImplementedError
 
     def redact(self, event: Event, seat: Seat) -> Event:
-        """Required. ``event`` as ``seat`` may see it in history and live streams."""
+        """Required. ``event`` as ``seat`` may see it in history and live streams.
+
+        :param event: an event of the log, whole.
+        :param seat: the seat looking, or ``None`` for a spectator.
+        :return: the event without what ``seat`` may not see (``event`` itself
+            when it hides nothing); it keeps its ``"type"``.
+        """
         raise NotImplementedError
 
     def outcome(self, state: State) -> dict | None:
-        """Required. ``None`` while the match runs; then ``{"scores": [...], "winners": [...]}``.
+        """Required. The result of the match, once it is over.
 
-        ``scores`` has one number per seat; ``winners`` lists winning seats
-        (several on a shared win). A game may add ``"breakdown"``: one dict of
-        per-category points per seat.
+        :param state: the current state.
+        :return: ``None`` while the match runs; then ``{"scores": [...],
+            "winners": [...]}``: ``scores`` has one number per seat, ``winners``
+            lists the winning seats (several on a shared win, none on a shared
+            loss). A game may add ``"breakdown"``: one dict of per-category points per seat.
         """
         raise NotImplementedError
 
-    def forfeit_outcome(self, state: State, losers: list[int], num_seats: int) -> dict | None:
-        """Optional. The outcome when the seats ``losers`` resign or forfeit (their time ran out).
-
-        ``None`` (the default): every other seat wins, with score 1 against 0.
-        """
-        return None
-
     def schemas(self) -> GameSchemas:
-        """Required. The game's marshmallow schemas (see :class:`GameSchemas`)."""
+        """Required. The game's marshmallow schemas.
+
+        Called at start-up and whenever options are loaded: return the same
+        classes every time.
+
+        :return: the schemas (see :class:`GameSchemas`).
+        """
         raise NotImplementedError
 
     # -- optional, with platform defaults ---------------------------------
 
+    def forfeit_outcome(self, state: State, losers: list[int], num_seats: int) -> dict | None:
+        """Optional. The outcome when seats resign or forfeit (their time ran out).
+
+        :param state: the state when they left.
+        :param losers: the seats that resigned or forfeited.
+        :param num_seats: the number of seats of the match.
+        :return: an outcome as :meth:`outcome` returns it, or ``None`` (the
+            default) for the platform's: every other seat wins, with score 1 against 0.
+        """
+        return None
+
     def load_options(self, options: dict | None) -> dict:
         """Validate ``options`` with the options schema and fill defaults.
 
-        Raises ``marshmallow.ValidationError`` on bad options.
+        Rarely overridden: the options schema says it all.
+
+        :param options: the options a client sent (hostile), or ``None`` for the defaults.
+        :return: the loaded options, a new dict.
+        :raises marshmallow.ValidationError: on bad options.
         """
         cls = self.schemas().options
         schema = _OPTIONS_SCHEMAS.get(cls)
@@ -323,19 +461,27 @@ class Game:
         return schema.load(options or {})
 
     def max_steps_for(self, num_seats: int, options: dict) -> int | None:
-        """An upper bound on the accepted moves of a match with these loaded options,
-        or ``None`` if they put no bound on it. Default: ``info.max_steps``.
+        """Optional. An upper bound on the accepted moves of a match.
 
         Override when options change how long a match may last (a turn limit).
+
+        :param num_seats: the number of seats.
+        :param options: the loaded options.
+        :return: the bound, or ``None`` if these options put none on a match.
+            Default: ``info.max_steps``.
         """
         return self.info.max_steps
 
     def check_seats(self, num_seats: int, options: dict) -> None:
-        """Raise :class:`IllegalMove` if a match of ``num_seats`` may not be played
-        with these loaded options; called before ``setup``.
+        """Optional. Refuse a seat count these options cannot be played with; called before :meth:`setup`.
 
-        Default: ``info.min_players <= num_seats <= info.max_players``. Override
-        when an option changes the allowed counts (a solo variant).
+        Override when an option changes the allowed counts (a solo variant).
+
+        :param num_seats: the number of seats asked for (any integer).
+        :param options: the loaded options.
+        :return: ``None`` when the count is fine.
+        :raises IllegalMove: when it is not. Default: unless
+            ``info.min_players <= num_seats <= info.max_players``.
         """
         info = self.info
         if not info.min_players <= num_seats <= info.max_players:
@@ -345,10 +491,13 @@ class Game:
             )
 
     def reveals(self, event: Event) -> bool:
-        """Whether ``event`` reveals hidden information (an undo barrier).
+        """Optional. Whether ``event`` reveals hidden information (an undo barrier).
 
-        Default: the event carries ``"reveal": true``. Randomness drawn
-        through ``rng`` is detected by the platform on its own.
+        Randomness drawn through ``rng`` is detected by the platform on its own.
+
+        :param event: an event of the log, whole.
+        :return: ``True`` if no step before it may be undone. Default: the event
+            carries ``"reveal": true``.
         """
         return bool(event.get("reveal"))
 
@@ -360,16 +509,20 @@ class Game:
         other seats' steps never read that part: a step of ``seat`` and a step of
         another seat, both made while this holds, give the same events and the same
         state in either order. Typical: the simultaneous phase of a flip-and-write,
-        each player drawing on their own sheet.
+        each player drawing on their own sheet. The conformance kit checks the claim.
 
         The platform then offers *selective undo*: a seat undoes its own steps at
         once, without the other seats' consent, although they acted in between.
         Only the caller's steps are cancelled; the other seats' interleaved steps
         stay in effect (the state is the one at the caller's first undone step with
         their events folded in again). Undo still never crosses a random draw or a
-        reveal, nor cancels a step that :meth:`confirms`. Checked on the state a
-        step was decided in. Default: ``False`` (undo across other seats' steps
-        needs their consent and restores the whole earlier state).
+        reveal, nor cancels a step that :meth:`confirms`.
+
+        :param state: the state a step was decided in.
+        :param seat: the seat that made the step.
+        :return: ``True`` if the step is independent. Default: ``False`` (undo
+            across other seats' steps needs their consent and restores the whole
+            earlier state).
         """
         return False
 
@@ -384,7 +537,13 @@ class Game:
         undo include it); the other seats and spectators learn nothing of it,
         not even how many steps there were, until the seat's next step that is
         not sealed (its confirm), which appends the draft and itself as one
-        entry. Default: ``False`` (every step is an entry of its own).
+        entry. A game that overrides this method gets drafts
+        (:meth:`overrides` tells the platform).
+
+        :param state: the state the step is decided in.
+        :param seat: the seat making the step.
+        :return: ``True`` if the step is sealed. Default: ``False`` (every step
+            is an entry of its own).
         """
         return False
 
@@ -394,7 +553,10 @@ class Game:
         A step with such an event is never cancelled by an undo: its seat can no
         longer undo it nor the steps before it, and no other seat's undo removes it
         (the other seats may still undo their own unconfirmed steps selectively,
-        see :meth:`independent_steps`). Default: the event carries ``"confirms": true``.
+        see :meth:`independent_steps`).
+
+        :param event: an event of the log, whole.
+        :return: ``True`` if it confirms. Default: the event carries ``"confirms": true``.
         """
         return bool(event.get("confirms"))
 
@@ -407,20 +569,25 @@ class Game:
         active again right after. Say so for such events: the last seat to confirm a
         simultaneous turn, a solo game, a "take another turn" rule; that seat's next
         turn then starts at that step. A step with such an event is never kept sealed
-        (:meth:`sealed_steps`). Default: :meth:`confirms` (confirming ends the turn).
+        (:meth:`sealed_steps`).
+
+        :param event: an event of the log, whole.
+        :return: ``True`` if it ends the turn. Default: :meth:`confirms`
+            (confirming ends the turn).
         """
         return self.confirms(event)
 
     def fork_events(self, state: State, rng: Rng) -> list[Event]:
-        """Optional. Events that deal anew what *no* seat can see in ``state``: a draw
-        pile's order, cards set aside face down that nobody has looked at.
+        """Optional. Events that deal anew what *no* seat can see in ``state``.
 
-        Called when a finished match is forked at ``state`` ("what if"). The fork's
-        history up to there is public (the original is over, its export shows every
-        event and its seed), so without these events anyone could read the fork's
-        coming draws from the original's export. The platform appends them as one
-        entry of kind ``deal`` right after the copied history, with ``rng`` derived
-        from the fork's own secret seed; an importer re-derives them from the export.
+        A draw pile's order, cards set aside face down that nobody has looked
+        at. Called when a finished match is forked at ``state`` ("what if"). The
+        fork's history up to there is public (the original is over, its export
+        shows every event and its seed), so without these events anyone could
+        read the fork's coming draws from the original's export. The platform
+        appends them as one entry of kind ``deal`` right after the copied
+        history; an importer re-derives them from the export, so they must be
+        deterministic given ``rng``'s draws.
 
         They are ordinary events: folded by :meth:`evolve`, redacted by :meth:`redact`
         (what they deal stays hidden from every seat and from spectators while the fork
@@ -428,32 +595,43 @@ class Game:
         and legal moves as they were: what a seat holds or has seen (its hand, the
         cards it put on the bottom of the deck, a pile it looked through) is the
         position the fork asks "what if" about, and stays. The conformance kit checks
-        both. Default: ``[]`` (nothing is hidden from every seat: Nim, tic-tac-toe);
-        return ``[]`` also when there is nothing left to deal (fewer than two unseen
-        cards).
+        both.
+
+        :param state: the state at the fork.
+        :param rng: randomness derived from the fork's own secret seed.
+        :return: the events. Default: ``[]`` (nothing is hidden from every seat:
+            Nim, tic-tac-toe); return ``[]`` also when there is nothing left to
+            deal (fewer than two unseen cards).
         """
         return []
 
     def describe(self, event: Event, seat: Seat, names: Sequence[str]) -> str:
-        """One short human sentence for ``event`` as ``seat`` sees it.
+        """Optional. One short human sentence for ``event`` as ``seat`` sees it.
 
-        ``event`` is already redacted for ``seat``; ``names`` are the seat
-        names. The default names the event type and its actor.
+        :param event: the event, already redacted for ``seat``.
+        :param seat: the seat reading, or ``None`` for a spectator.
+        :param names: the seat names, by seat (client-chosen text: use them as
+            text, never as markup).
+        :return: the sentence. The default names the event type and its actor.
         """
         actor = event.get("seat")
         who = names[actor] if isinstance(actor, int) and 0 <= actor < len(names) else "The game"
         return f"{who}: {event.get('type', 'event').replace('_', ' ')}"
 
     def upcast(self, event: Event, rules_version: int) -> Event:
-        """Translate an event written under an older ``rules_version`` to the current one.
+        """Optional. Translate an event written under an older rules version to the current one.
 
-        Called on replay for matches started under an older version. The
-        default returns the event unchanged.
+        Called on replay for matches started under an older ``info.rules_version``.
+
+        :param event: the event as it was written (not mutated).
+        :param rules_version: the rules version the match started under.
+        :return: the event as the current rules write it. The default returns
+            ``event`` unchanged.
         """
         return event
 
     def renderer(self) -> str | list | None:
-        """Optional. The static files that draw this game in the web client, or ``None``.
+        """Optional. The static files that draw this game in the web client.
 
         Either a folder (usually ``ui/`` next to the game's module, shipped as
         package data) or a list of files (a renderer that also reads the
@@ -482,55 +660,99 @@ class Game:
         under ``/ui/games/<slug>/<file>`` (``.js``, ``.css``, ``.svg``,
         ``.png`` and ``.json``; no subfolders), so the module reaches its
         siblings with ``new URL("./x.json", import.meta.url)`` (a stylesheet
-        too: the module adds a ``<link>`` to it). Without a renderer
-        the game is drawn by the generic one: its view as a tree, its legal
-        moves as labelled buttons.
+        too: the module adds a ``<link>`` to it).
+
+        :return: a folder path, a list of file paths (``str``, ``pathlib.Path``
+            or ``importlib.resources`` Traversable), or ``None`` (the default):
+            the generic renderer draws the game, its view as a tree, its legal
+            moves as labelled buttons.
         """
         return None
 
     # -- AI hooks (optional) ----------------------------------------------
 
     def evaluate(self, state: State, seat: int) -> float:
-        """Heuristic value of ``state`` for ``seat`` (higher is better), used by
-        ``greedy`` and as the MCTS leaf value. Default: 1.0 once the match is
-        over and ``seat`` is among the winners, else 0.0 (also while the match
-        runs), so a game that wants a useful greedy level overrides it."""
+        """Optional. Heuristic value of ``state`` for ``seat``: the ``greedy`` level's
+        score and the ``mcts`` leaf value.
+
+        Called on states :meth:`sample_state` made up, so it reads the whole state.
+
+        :param state: a state (running or over).
+        :param seat: the seat to value it for.
+        :return: a number, higher is better (any scale: mcts normalises).
+            Default: 1.0 once the match is over and ``seat`` is among the
+            winners, else 0.0 (also while the match runs), so a game that wants
+            a useful greedy level overrides it.
+        """
         result = self.outcome(state)
         if result is None:
             return 0.0
         return 1.0 if seat in result["winners"] else 0.0
 
     def sample_state(self, view: dict, seat: int, rng: Rng) -> State:
-        """A full state consistent with ``seat``'s ``view``: hidden parts
-        (other hands, deck order) drawn at random from what is unseen.
+        """Optional. A full state consistent with ``seat``'s ``view``.
 
         Without it a game gets only the ``random`` level: the ``greedy`` and
         ``mcts`` levels need it, so it is required for a game with hidden
-        information that wants them; a perfect-information game whose view
-        is its state may return a copy of ``view``.
+        information that wants them. The search never sees the real hidden
+        state, only states this method makes up.
+
+        :param view: what :meth:`view` returned for ``seat`` (not mutated).
+        :param seat: the seat the AI plays.
+        :param rng: the only source of randomness for the hidden parts.
+        :return: a state whose hidden parts (other hands, deck order) are drawn
+            at random from what ``seat`` has not seen, and whose ``view`` for
+            ``seat`` is ``view``. A perfect-information game whose view is its
+            state may return a copy of ``view``.
         """
         raise NotImplementedError
 
+    def rollout_policy(self, state: State, seat: int, legal: list[Move], rng: Rng) -> Move:
+        """Optional. How the ``mcts`` rollouts move (and the other seats, with
+        ``mcts_opponents = "policy"``).
+
+        Called many times per decision: keep it fast. A rollout policy that
+        plays well (ends a turn soon, takes an obvious point) makes the search's
+        values sharper than uniform play.
+
+        :param state: a state the search reached (from :meth:`sample_state`).
+        :param seat: the seat to move.
+        :param legal: ``seat``'s legal moves in ``state``, at least one.
+        :param rng: the search's randomness; the only one to draw from.
+        :return: one of ``legal``. Default: one drawn uniformly.
+        """
+        return legal[rng.randrange(len(legal))]
+
     def ai_policies(self) -> dict[str, Callable]:
-        """Extra AI levels: name -> ``policy(game, view, seat, legal, rng, *, num_seats, **budget) -> move``.
+        """Optional. The game's own AI levels.
 
         ``view`` is the seat's view, ``legal`` the seat's legal moves (what the
         seat could fetch from the API itself); the policy returns one of them.
         A policy may declare a ``time_budget`` attribute (seconds one decision
         may take), which sizes its job timeout; see
         :func:`gameroom.ai.levels.time_budget`.
+
+        :return: level name -> ``policy(game, view, seat, legal, rng, *,
+            num_seats, **budget) -> move``. Default: ``{}``.
         """
         return {}
 
     def use_content(self, content: dict[str, dict[str, Any]]) -> None:
-        """Receive the named data files plugins registered for this game.
+        """Optional. Receive the named data files plugins registered for this game.
 
-        ``content`` is ``kind -> {name: file}`` merged from every plugin's
-        ``gameroom_content`` hook (``file``: an ``importlib.resources``
-        Traversable or a ``pathlib.Path``), given once when the registry is
-        built. An option that selects content must take one of these *names*
-        (or the game's own shipped files), never a path from the client, and
-        read the file with a size bound. Default: ignore it.
+        Called once when the registry is built, before any match is played, and
+        only if some plugin registered content for the game; the one method that
+        may change the game (keep what it needs to look up later). An option
+        that selects content must take one of these *names* (or the game's own
+        shipped files), never a path from the client, and read the file with a
+        size bound.
+
+        :param content: ``kind -> {name: file}`` merged from every plugin's
+            ``gameroom_content`` hook (``file``: an ``importlib.resources``
+            Traversable or a ``pathlib.Path``).
+        :return: ``None``. Default: ignore it.
+        :raises ValueError: to refuse the content; start-up stops with a
+            message naming the game.
         """
 
 

@@ -100,7 +100,7 @@ def check_game(game: object, where: str) -> None:
     info = getattr(game, "info", None)
     if info is None:
         raise PluginError(f"{where}: {type(game).__name__} has no 'info' (a GameInfo)")
-    missing = [name for name in Game.REQUIRED if getattr(type(game), name) is getattr(Game, name)]
+    missing = [name for name in Game.REQUIRED if not game.overrides(name)]
     if missing:
         raise PluginError(
             f"{where}: game '{info.slug}' does not implement required function(s): {', '.join(missing)}"

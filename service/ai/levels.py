@@ -55,14 +55,10 @@ def greedy_policy(game: Game, view: dict, seat: int, legal: list, rng: Rng, **_)
     return (best or legal)[rng.randrange(len(best or legal))]
 
 
-def _implements(game: Game, name: str) -> bool:
-    return getattr(type(game), name) is not getattr(Game, name)
-
-
 def builtin_levels(game: Game) -> dict:
     """The platform's levels that ``game`` supports (greedy and mcts need ``sample_state``)."""
     levels = {"random": random_policy}
-    if _implements(game, "sample_state"):
+    if game.overrides("sample_state"):
         levels["greedy"] = greedy_policy
         levels["mcts"] = mcts.mcts_policy
     return levels

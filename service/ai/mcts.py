@@ -24,35 +24,10 @@ Each iteration
 The move played is the most visited child of the root.
 
 Game-agnostic: only ``sample_state``, ``legal_moves``, ``active_seats``,
-``decide``, ``evolve``, ``evaluate`` and ``outcome`` are called. A game may
-tune the search with these optional attributes (read with ``getattr``; not
-part of :class:`gameroom.plugin_api.Game`):
-
-``mcts_iterations`` (int)
-    default iteration cap (:data:`DEFAULT_ITERATIONS`).
-``mcts_time_limit`` (float, seconds)
-    default time limit (:data:`DEFAULT_TIME_LIMIT`).
-``mcts_rollout`` (int)
-    rollout steps before the leaf is evaluated. Default: 0 when the game
-    overrides ``evaluate`` (its heuristic values the leaf directly), else
-    :data:`FULL_ROLLOUT` (play on until the end, as plain MCTS does).
-``mcts_exploration`` (float)
-    the UCB constant (:data:`EXPLORATION`).
-``mcts_minimax`` (float in [0, 1])
-    weight of the implicit minimax value in selection (:data:`MINIMAX`
-    when the game overrides ``evaluate``, else 0).
-``mcts_opponents`` ("tree" or "policy")
-    "tree" (default) searches the other seats' moves as tree nodes;
-    "policy" (default for ``info.simultaneous`` games) lets them play by the
-    rollout policy, so the searching seat's tree holds its own decisions only:
-    right for simultaneous and non-interactive play, where an opponent node
-    would otherwise "see" the searcher's pending move.
-``mcts_final`` ("visits" or "value")
-    the move played: the root's most visited child (default) or its best
-    valued one.
-``rollout_policy(state, seat, legal, rng) -> move``
-    how rollouts, and the other seats under ``mcts_opponents="policy"``,
-    move (uniform over ``legal`` if absent).
+``decide``, ``evolve``, ``evaluate``, ``outcome`` and ``rollout_policy`` are
+called. A game tunes the search with the ``mcts_*`` class attributes of
+:class:`gameroom.plugin_api.Game` (documented there, with their defaults);
+the arguments of one search (:func:`settings`) take precedence over them.
 
 Budget: ``iterations`` caps the work; ``time_limit`` (seconds, ``0`` = none)
 stops earlier. All randomness comes from the ``rng`` passed in, so with a
@@ -67,10 +42,12 @@ import time
 
 from ..plugin_api import Game, IllegalMove, Rng
 
-DEFAULT_ITERATIONS = 5000
-DEFAULT_TIME_LIMIT = 0.75  # seconds: one decision stays under 1 s with sampling and set-up
-EXPLORATION = 0.7
+DEFAULT_ITERATIONS = Game.mcts_iterations
+DEFAULT_TIME_LIMIT = Game.mcts_time_limit  # seconds: one decision stays under 1 s with sampling and set-up
+EXPLORATION = Game.mcts_exploration
+#: ``mcts_minimax`` when the game leaves it ``None`` and overrides ``evaluate``.
 MINIMAX = 0.5
+#: ``mcts_rollout`` when the game leaves it ``None`` and does not override ``evaluate``.
 FULL_ROLLOUT = 200
 
 
@@ -122,32 +99,28 @@ def move_key(move: dict):
     return key
 
 
-def _overrides(game: Game, name: str) -> bool:
-    return getattr(type(game), name, None) is not getattr(Game, name)
-
-
 def settings(
     game: Game, iterations=None, time_limit=None, rollout=None, exploration=None, minimax=None, final=None
 ) -> dict:
-    """The search settings: explicit arguments, else the game's ``mcts_*`` attributes, else defaults."""
-    simultaneous = getattr(getattr(game, "info", None), "simultaneous", False)
-    heuristic = _overrides(game, "evaluate")
+    """The search settings: explicit arguments, else the game's ``mcts_*`` attributes (see :class:`Game`)."""
+    heuristic = game.overrides("evaluate")
+    rollout_default = game.mcts_rollout
+    if rollout_default is None:
+        rollout_default = 0 if heuristic else FULL_ROLLOUT
+    minimax_default = game.mcts_minimax
+    if minimax_default is None:
+        minimax_default = MINIMAX if heuristic else 0.0
+    opponents = game.mcts_opponents
+    if opponents is None:
+        opponents = "policy" if game.info.simultaneous else "tree"
     return {
-        "iterations": int(iterations or getattr(game, "mcts_iterations", DEFAULT_ITERATIONS)),
-        "time_limit": float(
-            getattr(game, "mcts_time_limit", DEFAULT_TIME_LIMIT) if time_limit is None else time_limit
-        ),
-        "rollout": int(
-            getattr(game, "mcts_rollout", 0 if heuristic else FULL_ROLLOUT) if rollout is None else rollout
-        ),
-        "minimax": float(
-            getattr(game, "mcts_minimax", MINIMAX if heuristic else 0.0) if minimax is None else minimax
-        ),
-        "exploration": float(
-            getattr(game, "mcts_exploration", EXPLORATION) if exploration is None else exploration
-        ),
-        "opponents": getattr(game, "mcts_opponents", "policy" if simultaneous else "tree"),
-        "final": final or getattr(game, "mcts_final", "visits"),
+        "iterations": int(iterations or game.mcts_iterations),
+        "time_limit": float(game.mcts_time_limit if time_limit is None else time_limit),
+        "rollout": int(rollout_default if rollout is None else rollout),
+        "minimax": float(minimax_default if minimax is None else minimax),
+        "exploration": float(game.mcts_exploration if exploration is None else exploration),
+        "opponents": opponents,
+        "final": final or game.mcts_final,
     }
 
 
@@ -159,7 +132,6 @@ class _Search:
         self.alpha = config["minimax"]
         self.final = config.get("final", "visits")
         self.tree_opponents = config["opponents"] != "policy"
-        self.policy = getattr(game, "rollout_policy", None)
         self.bounds = _Bounds()
         self.root = _Node()
 
@@ -175,9 +147,7 @@ class _Search:
         return state
 
     def _default_move(self, state, actor: int, moves: list):
-        if self.policy is not None:
-            return self.policy(state, actor, moves, self.rng)
-        return moves[self.rng.randrange(len(moves))]
+        return self.game.rollout_policy(state, actor, moves, self.rng)
 
     def _select(self, node: _Node, keyed: dict):
         best, best_score = None, -math.inf

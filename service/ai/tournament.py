@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from ..core import decider
 from ..plugin_api import IllegalMove, Rng
-from .levels import choose_move
+from ..registry import build_registry
+from .levels import builtin_levels, choose_move
 
 _GAMES: dict = {}
 
@@ -127,8 +128,6 @@ def schedule(num_entrants: int, matches: int, seed: str) -> list[MatchSpec]:
 
 def _game(slug: str):
     if slug not in _GAMES:
-        from ..registry import build_registry
-
         registry = build_registry()
         _GAMES[slug] = (registry.get(slug), registry.ai_policies(registry.get(slug)))
     return _GAMES[slug]
@@ -255,6 +254,4 @@ def run(
 
 
 def _levels(game, extra) -> list[str]:
-    from .levels import builtin_levels
-
     return sorted(set(builtin_levels(game)) | set(extra))

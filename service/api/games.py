@@ -7,10 +7,10 @@ from flask.views import MethodView
 
 from gameroom.schemas import GameSchema
 
-from ..openapi import game_document
 from ..web import renderer_url
 from .blueprint import Blueprint
 from .docs import PROBLEM
+from .gamedoc import game_document
 
 blp = Blueprint("games", __name__, url_prefix="/api/games", description="Installed games")
 

@@ -22,7 +22,7 @@ STEP_FIELDS = ("move", "events", "time", "actor")
 
 def has_drafts(game: Game) -> bool:
     """Whether ``game`` may keep steps in drafts (it implements ``Game.sealed_steps``)."""
-    return getattr(type(game).sealed_steps, "__qualname__", "").split(".")[0] != "Game"
+    return game.overrides("sealed_steps")
 
 
 def ai_to_move(record: MatchRecord, game: Game, folded: Folded) -> list[int]:

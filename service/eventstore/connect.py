@@ -26,7 +26,9 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 from .cluster import GameroomCluster
 
@@ -165,6 +167,22 @@ class Clients:
             self.queue.ping()
 
 
+def connection_options(timeout: float) -> tuple[dict, dict]:
+    """redis-py options of the request path's client and of the blocking-read client.
+
+    Both connect within ``timeout`` seconds and retry a broken connection once,
+    at once (a Redis that restarted); the request path's also gives up on a
+    reply after ``timeout`` seconds, and never retries a timeout.
+    """
+
+    def retry():
+        return Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+
+    request = {"socket_timeout": timeout, "socket_connect_timeout": timeout, "retry": retry()}
+    blocking = {"socket_connect_timeout": timeout, "retry": retry()}
+    return request, blocking
+
+
 def connect(config, url: str) -> Clients:
     """The clients of a process configured by ``config`` on the events Redis at ``url``.
 
@@ -180,8 +198,6 @@ def connect(config, url: str) -> Clients:
     only. The queue's client (``queue_redis_url``; RQ needs a plain primary,
     so a cluster URL is refused) has the request path's options.
     """
-    from . import connection_options
-
     if config.queue_redis_url:
         refuse_cluster_queue(config.queue_redis_url)
     request, blocking = connection_options(config.redis_timeout)

@@ -101,7 +101,7 @@ def clock_due(match_id: str) -> str:
     version, each with its deadline (absent: none).
 
     Written by the append script in the same atomic step as the entry that
-    started or moved the clocks (see :mod:`gameroom.workers.clock_reconciler`).
+    started or moved the clocks (see :mod:`gameroom.workers.reconciler`).
     """
     return _match(match_id, "clock-due")
 

@@ -3,7 +3,7 @@
 A match's record is one hash (``keys.meta``): the static part as JSON under
 ``record``, each seat under ``seat:<n>``, and a denormalised ``status`` and
 ``version`` for the lobby. Token hashes live in ``keys.tokens``. A seat is
-claimed by one script (:data:`CLAIM_LUA`: HSETNX of the seat, then its token's
+claimed by one script (:data:`~.scripts.CLAIM_LUA`: HSETNX of the seat, then its token's
 hash), so two clients racing for one seat cannot both win, and a claimed seat
 always has its token (a process dying between two commands left a seat that
 no token could play).
@@ -25,87 +25,18 @@ from typing import Any, NamedTuple
 import redis
 
 from ..core.matches import MatchRecord, Seat, hash_token
-from . import direct, keys
+from . import direct, interfaces, keys
 from .connect import is_cluster
 from .redis_streams import AppendResult, EventStore, decode_raw, parse_idempotency
-
-#: KEYS: the match's meta hash, its tokens hash, its events stream (one slot); ARGV:
-#: ``seat:<n>``, the seat's JSON, the token's hash, n, the number of seats, and the lobby's
-#: status once every seat is filled with the log's length it holds at ("" and 0: not known).
-#: Returns ``{-1}`` if there is no such match, else ``{1 if claimed else 0, the meta hash
-#: after it, the log's length, 1 if the claim filled the last seat and saved that status}``.
-CLAIM_LUA = """
-if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return {-1} end
-local won = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-local length = redis.call('XLEN', KEYS[3])
-local saved = 0
-if won == 1 then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-  if ARGV[6] ~= '' and length == tonumber(ARGV[7]) then
-    saved = 1
-    for i = 0, tonumber(ARGV[5]) - 1 do
-      if redis.call('HEXISTS', KEYS[1], 'seat:' .. i) == 0 then saved = 0 break end
-    end
-    if saved == 1 then redis.call('HSET', KEYS[1], 'status', ARGV[6], 'version', ARGV[7]) end
-  end
-end
-return {won, redis.call('HGETALL', KEYS[1]), length, saved}
-"""
-
-#: KEYS: the match's meta hash; ARGV: ``seat:<n>``, ``released:<n>``. Releases seat n's
-#: reservation unless the seat is claimed. Returns -1 (no such match), 0 (the seat is
-#: claimed), 1 (released before) or 2 (released now).
-RELEASE_LUA = """
-if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return -1 end
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
-return redis.call('HSETNX', KEYS[1], ARGV[2], '1') + 1
-"""
-
-#: KEYS: the match's undo requests hash and its pending index (one slot); ARGV: the seat, the
-#: request's id, its JSON. Saves the request as the seat's pending one unless the seat has one:
-#: returns 1, or 0 (nothing written).
-OPEN_UNDO_LUA = """
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-return 1
-"""
-
-#: KEYS: the match's undo requests hash, its pending index and its settled list (one slot);
-#: ARGV: the request's id, its JSON, its seat, ``1`` if it is settled, how many settled requests
-#: to keep, the JSON it must still have (``""``: any). Returns 1 (saved) or 0 (it changed since:
-#: nothing written). A settled request leaves the index (if it is the seat's pending one) and goes
-#: first in the settled list, whose oldest past the bound are deleted.
-SAVE_UNDO_LUA = """
-if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[6] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[4] == '1' then
-  if redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[3]) end
-  redis.call('LREM', KEYS[3], 0, ARGV[1])
-  redis.call('LPUSH', KEYS[3], ARGV[1])
-  while redis.call('LLEN', KEYS[3]) > tonumber(ARGV[5]) do
-    redis.call('HDEL', KEYS[1], redis.call('RPOP', KEYS[3]))
-  end
-end
-return 1
-"""
-
-#: KEYS: the match's undo requests hash and its pending index. Returns the JSON of each request
-#: in the index (at most one a seat).
-PENDING_UNDO_LUA = """
-local ids = redis.call('HVALS', KEYS[2])
-if #ids == 0 then return {} end
-return redis.call('HMGET', KEYS[1], unpack(ids))
-"""
-
-#: KEYS: the match's undo requests hash, its pending index and its settled list. Returns the JSON
-#: of every request the match keeps: the pending ones (at most one a seat), then the settled ones,
-#: newest first.
-KEPT_UNDO_LUA = """
-local ids = redis.call('HVALS', KEYS[2])
-for _, id in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do ids[#ids + 1] = id end
-if #ids == 0 then return {} end
-return redis.call('HMGET', KEYS[1], unpack(ids))
-"""
+from .scripts import (
+    CLAIM_LUA,
+    KEPT_UNDO_LUA,
+    OPEN_UNDO_LUA,
+    PENDING_UNDO_LUA,
+    READ_PARTS_LUA,
+    RELEASE_LUA,
+    SAVE_UNDO_LUA,
+)
 
 #: How many settled undo requests a match keeps (to answer a late vote or look-up); older ones are
 #: deleted, so asking again and again never grows a match's data.
@@ -114,33 +45,6 @@ UNDO_SETTLED_KEPT = 20
 #: What :meth:`MatchRecords.release` returns.
 NO_MATCH, SEAT_CLAIMED, RELEASED_BEFORE, RELEASED = -1, 0, 1, 2
 
-
-#: KEYS: the match's meta hash, its tokens hash, its events stream, its snapshots hash (one
-#: slot); ARGV: ``1`` to read the record, a token's hash to read its seat (``""``: none), the
-#: version to read the entries after (``""``: none; ``snapshot``: after the newest snapshot).
-#: Returns ``{the meta hash ({} unless asked), the seat ("" if none), the entries, the newest
-#: snapshot ("" if none or not asked)}``.
-READ_PARTS_LUA = """
-local meta = {}
-if ARGV[1] == '1' then meta = redis.call('HGETALL', KEYS[1]) end
-local seat = ''
-if ARGV[2] ~= '' then seat = redis.call('HGET', KEYS[2], ARGV[2]) or '' end
-local entries, snapshot = {}, ''
-if ARGV[3] ~= '' then
-  local after = ARGV[3]
-  if after == 'snapshot' then
-    after = '0'
-    local newest = -1
-    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
-      local n = tonumber(field)
-      if n and n > newest then newest, after = n, field end
-    end
-    if newest >= 0 then snapshot = redis.call('HGET', KEYS[4], after) end
-  end
-  entries = redis.call('XRANGE', KEYS[3], (tonumber(after) + 1) .. '-0', '+')
-end
-return {meta, seat, entries, snapshot}
-"""
 
 #: What :meth:`MatchRecords.read_parts` asks for entries after the newest snapshot.
 AFTER_SNAPSHOT = "snapshot"
@@ -453,3 +357,8 @@ class MatchRecords:
         """Match ids, newest first."""
         ids: Any = self.redis.zrevrange(keys.lobby(), offset, offset + limit - 1)  # list of bytes
         return [m.decode() for m in ids]
+
+
+def _conforms(client: redis.Redis) -> None:
+    """Never called: mypy checks here that :class:`MatchRecords` are :class:`~.interfaces.Records`."""
+    _: interfaces.Records = MatchRecords(client)

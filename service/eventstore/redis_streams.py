@@ -8,106 +8,19 @@ trimmed: the history is the system of record.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import redis
 
 from .. import jsoncodec
 from ..errors import VersionConflict
-from . import direct, keys, replication
+from . import direct, interfaces, keys, replication
 from .connect import is_cluster
 from .direct import DirectScript
 from .drafts import Draft, DraftFlush, DraftResult, Drafts
-
-# KEYS[1] the match's events stream
-# KEYS[2] the match's idempotency hash
-# KEYS[3] the match's record hash (its denormalised status and version, for the lobby)
-# ARGV[1] expected version (the stream length the writer saw)
-# ARGV[2] idempotency key, or "" for none
-# ARGV[3] the entry, JSON
-# ARGV[4] the match status after this entry, or "" to leave the record alone
-# KEYS[4] the match's AI-turn marker (outbox of AI turns; see service/workers/reconciler.py)
-# ARGV[5] fingerprint of the request that carries the idempotency key, or ""
-# ARGV[6] the AI seats to move after this entry, "1,3", or "" for none
-# KEYS[5] the match's clock marker (outbox of clock deadlines; see service/workers/clock_reconciler.py)
-# ARGV[7] the running clocks a person holds after this entry, "1=1700000012.5,3=...", or "" for none
-# KEYS[6] optional: the appending seat's draft hash (see drafts.py), flushed by this entry
-# ARGV[8] with KEYS[6]: the draft's base (the barrier version it was written against)
-# ARGV[9] with KEYS[6]: how many draft steps the entry carries (the draft must hold exactly these)
-# Returns {"ok", version} | {"dup", "<version>[:<fingerprint>]" as stored} | {"conflict", current version}
-#
-# With a draft, the entry carries the seat's sealed steps (``sealed``): the draft is checked
-# and deleted in the same atomic step, and its idempotency keys move to KEYS[2] with this
-# entry's version, so a retried step replays instead of acting twice: its steps' keys, and
-# those of the steps undone in it and of the undos that dropped them (see drafts.py), so that
-# none of them is taken for a new request once the draft is gone.
-#
-# An idempotency record is "<version>:<fingerprint>" (just "<version>" when written
-# without a fingerprint, as before fingerprints existed), so that a key reused
-# with a different request can be told from a retry (see parse_idempotency).
-APPEND_LUA = """
-if ARGV[2] ~= '' then
-  local prior = redis.call('HGET', KEYS[2], ARGV[2])
-  if prior then return {'dup', prior} end
-end
-local current = redis.call('XLEN', KEYS[1])
-if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
-local drafted = false
-if KEYS[6] then
-  local held = 0
-  if redis.call('HGET', KEYS[6], 'base') == ARGV[8] then
-    drafted = true
-    held = tonumber(redis.call('HGET', KEYS[6], 'n') or '0')
-  end
-  if held ~= tonumber(ARGV[9]) then return {'conflict', current} end
-end
-local version = current + 1
-redis.call('XADD', KEYS[1], version .. '-0', 'entry', ARGV[3])
-if KEYS[6] then
-  if drafted then
-    local fields = redis.call('HGETALL', KEYS[6])
-    for i = 1, #fields, 2 do
-      local prefix = string.sub(fields[i], 1, 2)
-      local fingerprint = nil
-      if prefix == 'k:' or prefix == 'u:' then
-        fingerprint = string.match(fields[i + 1], '^%d+:(.*)$')
-      elseif prefix == 'd:' then
-        fingerprint = string.match(fields[i + 1], '^([^:]*):')
-      end
-      if prefix == 'k:' or prefix == 'u:' or prefix == 'd:' then
-        local record = version
-        if fingerprint and fingerprint ~= '' then record = version .. ':' .. fingerprint end
-        redis.call('HSETNX', KEYS[2], string.sub(fields[i], 3), record)
-      end
-    end
-  end
-  redis.call('DEL', KEYS[6])
-end
-if ARGV[2] ~= '' then
-  local record = version
-  if ARGV[5] ~= '' then record = version .. ':' .. ARGV[5] end
-  redis.call('HSET', KEYS[2], ARGV[2], record)
-end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'status', ARGV[4], 'version', version) end
--- AI outbox: whether an AI seat is to move is recorded with the entry that made it so,
--- so a crash between this append and the enqueue of the job loses no turn.
-if ARGV[6] ~= '' then
-  redis.call('SET', KEYS[4], version .. ':' .. ARGV[6])
-else
-  redis.call('DEL', KEYS[4])
-end
--- Clock outbox: likewise the deadlines of the clocks this entry left running, so a crash
--- before the timeout job is scheduled loses no timeout.
-if ARGV[7] ~= '' then
-  redis.call('SET', KEYS[5], version .. ':' .. ARGV[7])
-else
-  redis.call('DEL', KEYS[5])
-end
-return {'ok', version}
-"""
+from .outbox import AI_TURNS, CLOCKS, AITurn, ClockDue, RedisOutbox, format_ai_seats, format_clocks
+from .scripts import APPEND_LUA
 
 
 def parse_idempotency(raw) -> tuple[int, str | None]:
@@ -166,63 +79,12 @@ def _append_args(
         jsoncodec.dumps(entry),
         status or "",
         fingerprint or "",
-        ",".join(str(s) for s in ai_seats or ()),
+        format_ai_seats(ai_seats),
         format_clocks(clocks),
     ]
     if draft is not None:
         args += [draft.base, draft.count]
     return args
-
-
-def format_clocks(clocks: dict[int, float] | None) -> str:
-    """The clock marker's deadlines (without the version), ``"1=1700000012.5,3=..."``; "" for none."""
-    return ",".join(f"{seat}={float(due)!r}" for seat, due in sorted((clocks or {}).items()))
-
-
-def parse_clock_due(raw) -> tuple[int, dict[int, float]] | None:
-    """The value of :func:`keys.clock_due`, as ``(version, {seat: deadline})``; None when absent."""
-    if not raw:
-        return None
-    version, _, clocks = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
-    pairs = (pair.partition("=") for pair in clocks.split(",") if pair)
-    return int(version), {int(seat): float(due) for seat, _, due in pairs}
-
-
-class PendingClock(NamedTuple):
-    """A member of the pending-clock index: the match, when it was marked (epoch seconds) and its
-    clock marker ``(version, {seat: deadline})``, or None when it has none."""
-
-    match_id: str
-    marked_at: float
-    due: tuple[int, dict[int, float]] | None
-
-
-class PendingAI(NamedTuple):
-    """A member of the pending-AI index: the match, when it was marked (epoch seconds) and its
-    AI-turn marker ``(version, seats)``, or None when it has none."""
-
-    match_id: str
-    marked_at: float
-    turn: tuple[int, list[int]] | None
-
-
-# KEYS[1] the pending-AI index; ARGV[1] match id; ARGV[2] the score the caller saw.
-# Removes the member only if no writer marked it again since (its score did not grow).
-DROP_PENDING_LUA = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) <= tonumber(ARGV[2]) then
-  return redis.call('ZREM', KEYS[1], ARGV[1])
-end
-return 0
-"""
-
-
-def parse_ai_turn(raw) -> tuple[int, list[int]] | None:
-    """The value of :func:`keys.ai_turn`, as ``(version, seats)``; None when absent."""
-    if not raw:
-        return None
-    version, _, seats = (raw.decode() if isinstance(raw, bytes) else raw).partition(":")
-    return int(version), [int(s) for s in seats.split(",") if s]
 
 
 class EventStore:
@@ -254,7 +116,10 @@ class EventStore:
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         self._drafts = Drafts(client)
-        self._drop_pending = client.register_script(DROP_PENDING_LUA)
+        #: the outbox of AI turns: the marker an append with ``ai_seats`` sets, and its index
+        self.ai_turns: RedisOutbox[AITurn] = RedisOutbox(client, AI_TURNS)
+        #: the outbox of clocks: the marker an append with ``clocks`` sets, and its index
+        self.clocks: RedisOutbox[ClockDue] = RedisOutbox(client, CLOCKS)
 
     # -- drafts: a seat's sealed steps, kept out of the log until it confirms ----
 
@@ -317,8 +182,8 @@ class EventStore:
 
         ``ai_seats``: the AI seats to move once this entry is appended. The
         match's AI-turn marker is set to them (or cleared) in the same atomic
-        step, and the match is first added to the pending-AI index (see
-        :mod:`gameroom.workers.reconciler`).
+        step, and the match is first added to the pending-AI index (the outbox
+        :attr:`ai_turns`, see :mod:`gameroom.eventstore.outbox`).
 
         ``draft``: ``entry`` carries the sealed steps of ``draft.seat``'s draft (see
         :meth:`push_draft`); the append conflicts unless the draft holds exactly
@@ -326,8 +191,8 @@ class EventStore:
 
         ``clocks``: the running clocks a person holds once this entry is appended,
         seat -> deadline. The match's clock marker is set to them (or cleared) in the
-        same atomic step, and the match is first added to the pending-clock index (see
-        :mod:`gameroom.workers.clock_reconciler`).
+        same atomic step, and the match is first added to the pending-clock index (the
+        outbox :attr:`clocks`).
         """
         args = _append_args(
             entry, expected_version, idempotency_key, status, fingerprint, ai_seats, draft, clocks
@@ -370,104 +235,29 @@ class EventStore:
             replication.acknowledged(match_id, result.version, int(acked), self.wait_replicas)
         return result
 
-    @classmethod
-    def intents(cls, match_id: str, ai_seats=None, clocks=None) -> list[tuple]:
+    @staticmethod
+    def intents(match_id: str, ai_seats=None, clocks=None) -> list[tuple]:
         """The index marks an append with ``ai_seats`` and ``clocks`` writes before its entry."""
         marks = []
         if ai_seats:
-            marks.append(cls.ai_pending_mark(match_id))
+            marks.append(AI_TURNS.mark(match_id))
         if clocks:
-            marks.append(cls.clock_pending_mark(match_id))
+            marks.append(CLOCKS.mark(match_id))
         return marks
 
-    @staticmethod
-    def ai_pending_mark(match_id: str) -> tuple:
-        """The command that adds ``match_id`` to the pending-AI index (idempotent; the score is the
-        time of the mark)."""
-        return ("ZADD", keys.ai_pending(), time.time(), match_id)
-
-    @classmethod
-    def mark_ai_pending(cls, client, match_id: str) -> None:
-        """:meth:`ai_pending_mark` on ``client`` (a client, or a pipeline that queues it)."""
-        client.execute_command(*cls.ai_pending_mark(match_id))
+    # -- the outboxes' steps the application layer takes outside an append --
 
     def note_ai_pending(self, match_id: str) -> None:
-        """:meth:`mark_ai_pending` now, on its own (the intent before a step that may leave an AI to move)."""
-        self.mark_ai_pending(self.redis, match_id)
-
-    def ai_pending(self) -> list[str]:
-        """The ids in the pending-AI index, oldest mark first."""
-        found: Any = self.redis.zrange(keys.ai_pending(), 0, -1)  # list of bytes
-        return [m.decode() for m in found]
-
-    def pending_ai_turns(self, batch: int = 200) -> Iterator[PendingAI]:
-        """Every member of the pending-AI index with its mark's time and its match's AI-turn
-        marker (None: no marker), oldest mark first; ``batch`` members per round trip of each kind.
-
-        Read in pages while the caller works: a member dropped meanwhile may shift the next page
-        (the reconciler runs again in a few seconds and sees what it missed).
-        """
-        for match_id, score, raw in self._pending(keys.ai_pending(), keys.ai_turn, batch):
-            yield PendingAI(match_id, score, parse_ai_turn(raw))
-
-    def _pending(self, index: str, marker, batch: int) -> Iterator[tuple[str, float, Any]]:
-        """The members of ``index`` with their scores and the raw value of their ``marker(match)``."""
-        start = 0
-        while True:
-            members: Any = self.redis.zrange(index, start, start + batch - 1, withscores=True)
-            if not members:
-                return
-            start += batch
-            pipe = self.redis.pipeline(transaction=False)
-            for member, _score in members:
-                pipe.get(marker(member.decode()))
-            for (member, score), raw in zip(members, pipe.execute()):
-                yield member.decode(), score, raw
-
-    def drop_ai_pending(self, match_id: str, marked_at: float) -> bool:
-        """Remove ``match_id`` from the pending-AI index unless a writer marked it after
-        ``marked_at`` (the time :meth:`pending_ai_turns` gave); True if removed."""
-        return bool(self._drop_pending(keys=[keys.ai_pending()], args=[match_id, marked_at]))
-
-    # -- the clock outbox (see gameroom.workers.clock_reconciler) ----------------
-
-    @staticmethod
-    def clock_pending_mark(match_id: str) -> tuple:
-        """The command that adds ``match_id`` to the pending-clock index (idempotent; the score is
-        the time of the mark)."""
-        return ("ZADD", keys.clock_pending(), time.time(), match_id)
+        """``ai_turns.note``: the intent before a step that may leave an AI to move."""
+        self.ai_turns.note(match_id)
 
     def note_clock_pending(self, match_id: str) -> None:
-        """:meth:`clock_pending_mark` now, on its own (the intent before a claim that may start clocks)."""
-        self.redis.execute_command(*self.clock_pending_mark(match_id))
-
-    def clock_due(self, match_id: str) -> tuple[int, dict[int, float]] | None:
-        """The match's clock marker: ``(version, {seat: deadline})``, or None."""
-        return parse_clock_due(self.redis.get(keys.clock_due(match_id)))
-
-    def clocks_pending(self) -> list[str]:
-        """The ids in the pending-clock index, oldest mark first."""
-        found: Any = self.redis.zrange(keys.clock_pending(), 0, -1)
-        return [m.decode() for m in found]
-
-    def pending_clocks(self, batch: int = 200) -> Iterator[PendingClock]:
-        """Every member of the pending-clock index with its mark's time and its match's clock
-        marker (None: no marker), oldest mark first; read in pages like :meth:`pending_ai_turns`."""
-        for match_id, score, raw in self._pending(keys.clock_pending(), keys.clock_due, batch):
-            yield PendingClock(match_id, score, parse_clock_due(raw))
-
-    def drop_clock_pending(self, match_id: str, marked_at: float) -> bool:
-        """Remove ``match_id`` from the pending-clock index unless a writer marked it after
-        ``marked_at`` (the time :meth:`pending_clocks` gave); True if removed."""
-        return bool(self._drop_pending(keys=[keys.clock_pending()], args=[match_id, marked_at]))
+        """``clocks.note``: the intent before a claim that may start clocks."""
+        self.clocks.note(match_id)
 
     def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
-        """Set the AI-turn marker outside an append (a claim that completed a match whose AI moves first)."""
-        self.redis.set(keys.ai_turn(match_id), f"{version}:{','.join(str(s) for s in ai_seats)}")
-
-    def ai_turn(self, match_id: str) -> tuple[int, list[int]] | None:
-        """The match's AI-turn marker: ``(version, seats)``, or None."""
-        return parse_ai_turn(self.redis.get(keys.ai_turn(match_id)))
+        """``ai_turns.set``: a claim that completed a match whose AI moves first."""
+        self.ai_turns.set(match_id, version, ai_seats)
 
     @staticmethod
     def queue_append(
@@ -559,3 +349,8 @@ class EventStore:
                 if raw:
                     return json.loads(raw)
         return None
+
+
+def _conforms(client: redis.Redis) -> None:
+    """Never called: mypy checks here that an :class:`EventStore` is an :class:`~.interfaces.Store`."""
+    _: interfaces.Store = EventStore(client)

@@ -48,12 +48,13 @@ import os
 import random
 
 import pytest
+from marshmallow import ValidationError
 
 from .. import tagged
 from ..core.decider import Folded, apply_entry, decide, fold, setup_entry
 from ..core.rng import rng_for
 from ..errors import RuleViolation
-from ..plugin_api import Game, IllegalMove, clone
+from ..plugin_api import Game, IllegalMove, Rng, clone
 
 #: The kit's own cap on a playout whose options put no bound on a match, so that a
 #: game that never ends fails instead of hanging the test run.
@@ -527,9 +528,7 @@ def check_independent_steps(
     raise AssertionError(f"the match did not end within {cap} steps")
 
 
-def _rng(seed: str):
-    from ..plugin_api import Rng
-
+def _rng(seed: str) -> Rng:
     return Rng(seed)
 
 
@@ -571,7 +570,7 @@ class GameConformance:
     def test_independent_steps_commute(self, subject):
         """Selective undo keeps other seats' steps: check the game's declaration holds."""
         options = subject.load_options(subject.playout_options)
-        declares = type(subject).independent_steps is not Game.independent_steps
+        declares = subject.overrides("independent_steps")
         compared = 0
         for n in player_counts(subject):
             if n < 2 or not seats_allowed(subject, n, options):
@@ -586,7 +585,7 @@ class GameConformance:
         from .forks import check_fork_events  # (it builds on this module)
 
         options = subject.load_options(subject.playout_options)
-        declares = type(subject).fork_events is not Game.fork_events
+        declares = subject.overrides("fork_events")
         dealt = 0
         for n in player_counts(subject):
             if seats_allowed(subject, n, options):
@@ -621,7 +620,7 @@ class GameConformance:
                     subject, n, f"leaks-{subject.info.slug}-{n}", options=subject.playout_options
                 )
         compared += self._check_hidden_information_options(subject)
-        assert compared > 0 or type(subject).sample_state is Game.sample_state
+        assert compared > 0 or not subject.overrides("sample_state")
 
     def _check_hidden_information_options(self, subject) -> int:
         """Whole matches under each of ``hidden_information_options``, secret tracer only:
@@ -646,7 +645,5 @@ class GameConformance:
         return compared
 
     def test_unknown_options_are_refused(self, subject):
-        from marshmallow import ValidationError
-
         with pytest.raises(ValidationError):
             subject.load_options({"surely_not_an_option_name": 1})

@@ -22,7 +22,7 @@ seat an AI seat, so the ordinary AI-turn path (``AIScheduler``) plays it.
 This callback is the fast path, not the only one: the append that starts a
 clock records its deadline in the same atomic step, and the workers' upkeep
 schedules any timeout whose job was lost (a crash after the append, a Redis
-error in the enqueue): :mod:`gameroom.workers.clock_reconciler`.
+error in the enqueue): :mod:`gameroom.workers.reconciler`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ runs an upkeep thread (:class:`Upkeep`) that, at start and every
 - enqueues every pending AI turn that has no live job
   (:func:`gameroom.workers.reconciler.reconcile`), and schedules every
   running clock's timeout that has no live job
-  (:func:`gameroom.workers.clock_reconciler.reconcile_clocks`).
+  (:func:`gameroom.workers.reconciler.reconcile_clocks`).
 
 **Redis blips.** RQ's work loop quits on a Redis error outside its dequeue
 (``TimeoutError``, or a ``ConnectionError`` while it records a job). :func:`run`
@@ -49,6 +49,10 @@ a lock held by a thread when RQ forks would stay held in the horse.
 
 Run it with ``python -m gameroom.workers.worker [--url URL] [--queue-url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
+
+One module, though over 400 lines: the worker class, its upkeep thread, its
+restart loop and the intervals they share are one process's life; what the
+upkeep reconciles is :mod:`gameroom.workers.reconciler`.
 """
 
 from __future__ import annotations
@@ -75,8 +79,7 @@ from ..eventstore import keys
 from ..eventstore.connect import refuse_cluster_queue
 from ..eventstore.urls import without_password
 from . import jobs
-from .clock_reconciler import reconcile_clocks
-from .reconciler import reconcile
+from .reconciler import reconcile, reconcile_clocks
 from .scheduler import queue_for
 
 log = logging.getLogger(__name__)

@@ -149,7 +149,7 @@ def test_the_reconciler_finds_a_lost_ai_turn_on_the_cluster_and_enqueues_it_on_t
         if lost.ai_to_move(loaded.record, lost.game(loaded.record), loaded.folded):
             ids.append(loaded.record.id)
     assert ids, "no match had its AI seat to move first"
-    assert set(ids) <= set(EventStore(cluster).ai_pending())
+    assert set(ids) <= set(EventStore(cluster).ai_turns.members())
     with queue_redis_server.client() as queue:
         queue.flushall()
         scheduler = AIScheduler(queue, "gameroom-ai-cluster-test")

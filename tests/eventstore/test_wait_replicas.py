@@ -111,7 +111,7 @@ def test_the_store_waits_after_every_kind_of_append(replicated_redis, primary):
     assert (first.version, first.duplicate) == (1, False)
     assert replica.xlen(keys.events("m1")) == 1
     assert replica.zscore(keys.ai_pending(), "m1") is not None
-    assert store.ai_turn("m1") == (1, [1])
+    assert store.ai_turns.marker("m1") == (1, [1])
     again = store.append("m1", {"kind": "move"}, 0, idempotency_key="k")
     assert (again.version, again.duplicate) == (1, True)
     from gameroom.errors import VersionConflict

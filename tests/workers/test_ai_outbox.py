@@ -5,6 +5,7 @@ the crash tests, real processes killed at the injected point or by SIGKILL.
 """
 
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -40,12 +41,12 @@ def lost_enqueues(redis_client, ai_registry):
 def test_an_append_that_leaves_an_ai_seat_to_move_records_it_with_the_entry(ai_matches, redis_client, work):
     match_id = _create(ai_matches, "nim", [None, "greedy"])
     loaded = _human_plays_until_ai_turn(ai_matches, match_id)
-    assert ai_matches.store.ai_turn(match_id) == (loaded.version, [1])
+    assert ai_matches.store.ai_turns.marker(match_id) == (loaded.version, [1])
     assert redis_client.zscore(keys.ai_pending(), match_id) is not None
     assert work()
     # The AI moved: its append cleared the marker (the human is to move) or set it anew.
     after = ai_matches.load(match_id)
-    turn = ai_matches.store.ai_turn(match_id)
+    turn = ai_matches.store.ai_turns.marker(match_id)
     game = ai_matches.game(after.record)
     assert turn is None if 1 not in game.active_seats(after.folded.state) else turn == (after.version, [1])
 
@@ -53,7 +54,7 @@ def test_an_append_that_leaves_an_ai_seat_to_move_records_it_with_the_entry(ai_m
 def test_a_human_only_match_leaves_no_marker_and_no_index_entry(ai_matches, redis_client):
     match_id = _create(ai_matches, "nim", [None, None])
     _human_plays_until_ai_turn(ai_matches, match_id)
-    assert ai_matches.store.ai_turn(match_id) is None
+    assert ai_matches.store.ai_turns.marker(match_id) is None
     assert redis_client.zscore(keys.ai_pending(), match_id) is None
 
 
@@ -98,7 +99,7 @@ def test_the_reconciler_reenqueues_a_turn_whose_job_failed_for_good(lost_enqueue
 
 def test_index_members_without_an_ai_turn_are_dropped_only_after_the_grace(ai_matches, redis_client):
     match_id = _create(ai_matches, "nim", [None, None])
-    ai_matches.store.mark_ai_pending(redis_client, match_id)  # an intent whose append never came
+    ai_matches.store.ai_turns.note(match_id)  # an intent whose append never came
     scheduler = ai_matches.after_append[0]
     reconcile(ai_matches, scheduler)
     assert redis_client.zscore(keys.ai_pending(), match_id) is not None  # within the grace: kept
@@ -110,8 +111,8 @@ def test_a_member_marked_again_while_it_is_being_dropped_is_kept(ai_matches, red
     match_id = _create(ai_matches, "nim", [None, None])
     redis_client.zadd(keys.ai_pending(), {match_id: 1000.0})
     score = redis_client.zscore(keys.ai_pending(), match_id)
-    ai_matches.store.mark_ai_pending(redis_client, match_id)  # a writer's new intent, after the read
-    assert not ai_matches.store.drop_ai_pending(match_id, score)
+    ai_matches.store.ai_turns.note(match_id)  # a writer's new intent, after the read
+    assert not ai_matches.store.ai_turns.drop(match_id, score)
     assert redis_client.zscore(keys.ai_pending(), match_id) > score
 
 
@@ -121,9 +122,9 @@ def test_a_claim_that_starts_a_match_whose_ai_moves_first_marks_the_turn(ai_matc
     claimed, _token = ai_matches.claim_seat(match_id, 0, "Ana")
     game = ai_matches.game(claimed.record)
     if 1 in game.active_seats(claimed.folded.state):
-        assert ai_matches.store.ai_turn(match_id) == (claimed.version, [1])
+        assert ai_matches.store.ai_turns.marker(match_id) == (claimed.version, [1])
     else:
-        assert ai_matches.store.ai_turn(match_id) is None
+        assert ai_matches.store.ai_turns.marker(match_id) is None
     assert redis_client.zscore(keys.ai_pending(), match_id) is not None
 
 
@@ -178,7 +179,7 @@ def test_a_process_killed_between_append_and_enqueue_loses_no_ai_turn(
     # The human's move is in the log, and nothing enqueued the AI's turn.
     assert ai_matches.store.version(match_id) == version
     assert not _job_exists(redis_client, match_id, version, 1)
-    assert ai_matches.store.ai_turn(match_id) == (version, [1])
+    assert ai_matches.store.ai_turns.marker(match_id) == (version, [1])
 
     worker = worker_process()  # a worker (re)starting after the crash: its reconciler finds the turn
     wait_until(lambda: ai_matches.store.version(match_id) > version, 30, "the AI's move")
@@ -248,3 +249,20 @@ def test_the_overdue_warning_says_which_jobs_are_clock_timeouts_and_which_are_re
     [line] = [r.getMessage() for r in caplog.records if r.name == "gameroom.workers.worker"]
     assert "queued 2 scheduled jobs" in line and "clock timeouts: 1, retries: 1" in line
     assert "overdue retries" not in line
+
+
+def test_a_job_rq_cannot_read_is_logged_and_left_alone_without_hiding_the_others(
+    lost_enqueues, ai_matches, redis_client, caplog
+):
+    broken = _create(lost_enqueues, "nim", [None, "greedy"])
+    broken_version = _human_plays_until_ai_turn(lost_enqueues, broken).version
+    fine = _create(lost_enqueues, "nim", [None, "greedy"])
+    fine_version = _human_plays_until_ai_turn(lost_enqueues, fine).version
+    unreadable = keys.ai_job_id(broken, broken_version, 1)
+    redis_client.hset(Job.key_for(unreadable), mapping={"created_at": "not a date", "data": "{"})
+    scheduler = ai_matches.after_append[0]
+    with caplog.at_level(logging.ERROR, logger="gameroom.workers.reconciler"):
+        enqueued = reconcile(ai_matches, scheduler, now=time.time() + reconciler.FRESH)
+    assert enqueued == [keys.ai_job_id(fine, fine_version, 1)]
+    assert f"AI job {unreadable} cannot be read" in caplog.text
+    assert redis_client.hget(Job.key_for(unreadable), "created_at") == b"not a date"  # left alone

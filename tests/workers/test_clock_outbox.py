@@ -23,8 +23,8 @@ from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.eventstore import keys
 from gameroom.testing.polling import wait_until
-from gameroom.workers import clock_reconciler
-from gameroom.workers.clock_reconciler import reconcile_clocks
+from gameroom.workers import reconciler
+from gameroom.workers.reconciler import reconcile_clocks
 
 from .conftest import QUEUE
 
@@ -59,14 +59,14 @@ def _job(redis_client, match_id, version, seat):
 
 def test_every_append_records_the_running_clocks_of_people_with_the_entry(ai_matches, redis_client):
     match_id, first = _create(ai_matches)
-    assert ai_matches.store.clock_due(match_id) == (1, {first: _deadline(ai_matches, match_id, first)})
+    assert ai_matches.store.clocks.marker(match_id) == (1, {first: _deadline(ai_matches, match_id, first)})
     assert redis_client.zscore(keys.clock_pending(), match_id) is not None
     ai_matches.submit(match_id, first, {"type": "take", "pile": 0, "count": 1})
     other = 1 - first
-    assert ai_matches.store.clock_due(match_id) == (2, {other: _deadline(ai_matches, match_id, other)})
+    assert ai_matches.store.clocks.marker(match_id) == (2, {other: _deadline(ai_matches, match_id, other)})
     ai_matches.submit(match_id, other, {"type": "take", "pile": 0, "count": 2})
     ai_matches.submit(match_id, first, {"type": "take", "pile": 1, "count": 3})  # the last stone: over
-    assert ai_matches.store.clock_due(match_id) is None
+    assert ai_matches.store.clocks.marker(match_id) is None
 
 
 def test_an_ai_seat_and_a_match_without_clock_leave_no_clock_marker(ai_matches, redis_client):
@@ -75,7 +75,7 @@ def test_an_ai_seat_and_a_match_without_clock_leave_no_clock_marker(ai_matches, 
     )
     plain, _ = ai_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}])
     for match_id in (bot, plain.record.id):
-        assert ai_matches.store.clock_due(match_id) is None
+        assert ai_matches.store.clocks.marker(match_id) is None
         assert redis_client.zscore(keys.clock_pending(), match_id) is None
 
 
@@ -87,9 +87,9 @@ def test_the_reconciler_schedules_a_lost_timeout_once_its_deadline_is_near(
     jid = keys.timeout_job_id(match_id, 1, first)
     assert not redis_client.exists(Job.key_for(jid))  # the schedule was lost
     assert reconcile_clocks(ai_matches, timeouts) == []  # just appended: left to the writer for FRESH seconds
-    later = time.time() + clock_reconciler.FRESH
+    later = time.time() + reconciler.FRESH
     assert reconcile_clocks(ai_matches, timeouts, now=later) == []  # a minute away: not yet looked at
-    near = due - clock_reconciler.LOOKAHEAD + 1
+    near = due - reconciler.LOOKAHEAD + 1
     assert reconcile_clocks(ai_matches, timeouts, now=near) == [jid]
     scheduled = ScheduledJobRegistry(QUEUE, connection=redis_client, serializer=JSONSerializer)
     assert scheduled.get_job_ids() == [jid]
@@ -102,7 +102,7 @@ def test_a_lost_timeout_already_due_is_queued_at_once_and_applied_exactly_once(
 ):
     match_id, first = _create(lost_schedules, per_move=1.0)
     time.sleep(1.1)
-    late = time.time() + clock_reconciler.FRESH
+    late = time.time() + reconciler.FRESH
     [jid] = reconcile_clocks(ai_matches, timeouts, now=late)
     assert queue.job_ids == [jid]  # not through RQ's scheduler, which may be down
     assert reconcile_clocks(ai_matches, timeouts, now=late) == []
@@ -112,8 +112,8 @@ def test_a_lost_timeout_already_due_is_queued_at_once_and_applied_exactly_once(
         ("setup", None, None),
         ("lifecycle", "timeout", first),
     ]
-    assert ai_matches.store.clock_due(match_id) is None  # over: nothing more to watch
-    assert reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.FRESH) == []
+    assert ai_matches.store.clocks.marker(match_id) is None  # over: nothing more to watch
+    assert reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.FRESH) == []
 
 
 def test_a_move_in_time_leaves_the_lost_timeout_of_its_version_nothing_to_do(
@@ -131,15 +131,15 @@ def test_a_timeout_job_that_ended_without_moving_the_match_is_run_again_later(
 ):
     match_id, first = _create(lost_schedules, per_move=1.0)
     time.sleep(1.1)
-    [jid] = reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.FRESH)
+    [jid] = reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.FRESH)
     job = _job(redis_client, match_id, 1, first)
     job.ended_at = datetime.now(UTC)
     job.save()
     job.set_status(JobStatus.FAILED)  # e.g. every attempt met a Redis outage
     redis_client.lrem(queue.key, 0, jid)  # (as RQ leaves a failed job: off the queue)
-    soon = time.time() + clock_reconciler.FRESH
+    soon = time.time() + reconciler.FRESH
     assert reconcile_clocks(ai_matches, timeouts, now=soon) == []  # RQ may still be handling it
-    later = time.time() + clock_reconciler.RERUN_AFTER + 1
+    later = time.time() + reconciler.RERUN_AFTER + 1
     assert reconcile_clocks(ai_matches, timeouts, now=later) == [jid]
     assert queue.job_ids == [jid] and _job(redis_client, match_id, 1, first).get_status() == JobStatus.QUEUED
 
@@ -147,10 +147,10 @@ def test_a_timeout_job_that_ended_without_moving_the_match_is_run_again_later(
 def test_members_without_a_clock_marker_are_dropped_only_after_the_grace(ai_matches, timeouts, redis_client):
     match_id, first = _create(ai_matches, piles=(1,))
     ai_matches.submit(match_id, first, {"type": "take", "pile": 0, "count": 1})  # over: the marker goes
-    assert ai_matches.store.clock_due(match_id) is None
+    assert ai_matches.store.clocks.marker(match_id) is None
     reconcile_clocks(ai_matches, timeouts)
     assert redis_client.zscore(keys.clock_pending(), match_id) is not None  # within the grace: kept
-    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.GRACE + 1)
     assert redis_client.zscore(keys.clock_pending(), match_id) is None
 
 
@@ -195,12 +195,12 @@ def test_a_process_killed_between_append_and_schedule_loses_no_timeout(
     assert ai_matches.store.version(match_id) == 2
     assert not redis_client.exists(Job.key_for(keys.timeout_job_id(match_id, 2, silent)))  # never scheduled
     due = _deadline(ai_matches, match_id, silent)
-    assert ai_matches.store.clock_due(match_id) == (2, {silent: due})
+    assert ai_matches.store.clocks.marker(match_id) == (2, {silent: due})
 
     env = {"GAMEROOM_REDIS_URL": redis_server.url, "GAMEROOM_QUEUE": QUEUE, "GAMEROOM_LOG_LEVEL": "INFO"}
     workers = [gameroom_workers(env), gameroom_workers(env)]  # two upkeeps reconcile at once
     wait_until(lambda: ai_matches.store.version(match_id) > 2, 60, "the timeout of the silent seat")
-    time.sleep(2 * clock_reconciler.LOOKAHEAD)  # further passes must not apply it again
+    time.sleep(2 * reconciler.LOOKAHEAD)  # further passes must not apply it again
     log = ai_matches.store.read(match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None),
@@ -242,7 +242,7 @@ def claim_died(redis_server, ai_matches, tmp_path):
     match_id = json.loads(died.stdout.splitlines()[0])["match"]
     loaded = ai_matches.load(match_id)
     assert loaded.record.full and not loaded.folded.lifecycle["started"]
-    assert ai_matches.store.version(match_id) == 1 and ai_matches.store.clock_due(match_id) is None
+    assert ai_matches.store.version(match_id) == 1 and ai_matches.store.clocks.marker(match_id) is None
     return match_id
 
 
@@ -259,13 +259,16 @@ def test_clocks_a_dead_claim_never_started_are_started_by_the_reconciler_after_t
 ):
     assert reconcile_clocks(ai_matches, timeouts) == []  # within the grace: the claimant may be on its way
     assert _kinds(ai_matches, claim_died) == [("setup", None)]
-    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.GRACE + 1)
     assert _kinds(ai_matches, claim_died) == [("setup", None), ("lifecycle", "start")]
     loaded = ai_matches.load(claim_died)
     [first] = ai_matches.game(loaded.record).active_seats(loaded.folded.state)
-    assert ai_matches.store.clock_due(claim_died) == (2, {first: _deadline(ai_matches, claim_died, first)})
+    assert ai_matches.store.clocks.marker(claim_died) == (
+        2,
+        {first: _deadline(ai_matches, claim_died, first)},
+    )
     assert redis_client.zscore(keys.clock_pending(), claim_died) is not None  # kept: its clock runs
-    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.GRACE + 1)
     assert ai_matches.store.version(claim_died) == 2  # started once
 
 
@@ -275,7 +278,10 @@ def test_clocks_a_dead_claim_never_started_are_started_by_the_first_move(claim_d
     ai_matches.submit(claim_died, first, {"type": "take", "pile": 0, "count": 1})
     assert _kinds(ai_matches, claim_died) == [("setup", None), ("lifecycle", "start"), ("move", None)]
     other = 1 - first
-    assert ai_matches.store.clock_due(claim_died) == (3, {other: _deadline(ai_matches, claim_died, other)})
+    assert ai_matches.store.clocks.marker(claim_died) == (
+        3,
+        {other: _deadline(ai_matches, claim_died, other)},
+    )
 
 
 def test_a_match_with_open_seats_and_no_clock_running_is_dropped_from_the_index_after_the_grace(
@@ -285,7 +291,7 @@ def test_a_match_with_open_seats_and_no_clock_running_is_dropped_from_the_index_
         "nim", [{"name": "Ana"}, None], {"piles": [3]}, settings={"clock": {"per_move": 30}}
     )
     match_id = loaded.record.id
-    ai_matches.store.note_clock_pending(match_id)  # a claim's intent, its claim refused
-    reconcile_clocks(ai_matches, timeouts, now=time.time() + clock_reconciler.GRACE + 1)
+    ai_matches.store.clocks.note(match_id)  # a claim's intent, its claim refused
+    reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.GRACE + 1)
     assert redis_client.zscore(keys.clock_pending(), match_id) is None
     assert _kinds(ai_matches, match_id) == [("setup", None)]  # not started: a seat is open

@@ -107,7 +107,7 @@ def test_the_reconciler_recovers_a_lost_ai_turn_with_the_queue_on_another_redis(
     match_id = _create(lost, "nim", [None, "greedy"], seed="lost-turn")
     loaded = _human_plays_until_ai_turn(lost, match_id)
     job_id = keys.ai_job_id(match_id, loaded.version, 1)
-    assert lost.store.ai_turn(match_id) == (loaded.version, [1])  # the outbox, on the events Redis
+    assert lost.store.ai_turns.marker(match_id) == (loaded.version, [1])  # the outbox, on the events Redis
     assert not queue_redis_client.exists(Job.key_for(job_id))  # the enqueue was lost
 
     worker = two_role_worker()  # its upkeep reads the outbox on the events Redis, enqueues on the queue's

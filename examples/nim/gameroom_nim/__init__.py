@@ -12,6 +12,9 @@ names it ``stones``. Matches started under version 1 stay replayable because
 :meth:`Nim.upcast` translates their events on the way in.
 """
 
+from collections.abc import Sequence
+from typing import TypedDict
+
 from marshmallow import Schema, fields, validate
 
 from gameroom.plugin_api import (
@@ -19,6 +22,8 @@ from gameroom.plugin_api import (
     GameInfo,
     GameSchemas,
     IllegalMove,
+    Rng,
+    Seat,
     StrictBoolean,
     StrictInteger,
     hookimpl,
@@ -71,6 +76,16 @@ class View(Schema):
     winner = fields.Integer(allow_none=True)
 
 
+class NimState(TypedDict):
+    """The state, which is also every seat's view (nothing is hidden)."""
+
+    piles: list[int]
+    turn: int | None  #: the seat to move; ``None`` once the match is over
+    max_take: int | None
+    misere: bool
+    winner: int | None
+
+
 class Nim(Game):
     info = GameInfo(
         slug="nim",
@@ -83,10 +98,10 @@ class Nim(Game):
         description="Take stones from one pile; whoever takes the last stone wins.",
     )
 
-    def schemas(self):
+    def schemas(self) -> GameSchemas:
         return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
 
-    def setup(self, num_seats, options, rng):
+    def setup(self, num_seats: int, options: dict, rng: Rng) -> list[dict]:
         return [
             {
                 "type": "started",
@@ -97,7 +112,7 @@ class Nim(Game):
             }
         ]
 
-    def evolve(self, state, event):
+    def evolve(self, state: NimState | None, event: dict) -> NimState:
         if event["type"] == "started":
             return {
                 "piles": event["piles"],
@@ -106,6 +121,8 @@ class Nim(Game):
                 "misere": event["misere"],
                 "winner": None,
             }
+        if state is None:
+            raise ValueError("a match of Nim starts with a 'started' event")
         piles = list(state["piles"])
         piles[event["pile"]] -= event["stones"]
         seat, winner = event["seat"], None
@@ -113,13 +130,13 @@ class Nim(Game):
             winner = 1 - seat if state["misere"] else seat
         return {**state, "piles": piles, "turn": None if winner is not None else 1 - seat, "winner": winner}
 
-    def active_seats(self, state):
+    def active_seats(self, state: NimState) -> list[int]:
         return [] if state["turn"] is None else [state["turn"]]
 
-    def _limit(self, state, pile):
+    def _limit(self, state: NimState, pile: int) -> int:
         return min(state["piles"][pile], state["max_take"] or state["piles"][pile])
 
-    def legal_moves(self, state, seat):
+    def legal_moves(self, state: NimState, seat: int) -> list[dict]:
         if seat != state["turn"]:
             return []
         return [
@@ -128,7 +145,7 @@ class Nim(Game):
             for c in range(1, self._limit(state, p) + 1)
         ]
 
-    def decide(self, state, seat, move, rng):
+    def decide(self, state: NimState, seat: int, move: dict, rng: Rng) -> list[dict]:
         if move.get("type") != "take":
             raise IllegalMove("unknown-move", "The only move is 'take'.")
         pile, count = move.get("pile"), move.get("count")
@@ -141,30 +158,30 @@ class Nim(Game):
             raise IllegalMove("too-many", f"You may take at most {self._limit(state, pile)} from that pile.")
         return [{"type": "took", "seat": seat, "pile": pile, "stones": count}]
 
-    def view(self, state, seat):
+    def view(self, state: NimState, seat: Seat) -> dict:
         return dict(state)  # nothing is hidden in Nim
 
-    def redact(self, event, seat):
+    def redact(self, event: dict, seat: Seat) -> dict:
         return event
 
-    def outcome(self, state):
+    def outcome(self, state: NimState) -> dict | None:
         if state["winner"] is None:
             return None
         scores = [1 if s == state["winner"] else 0 for s in range(2)]
         return {"scores": scores, "winners": [state["winner"]]}
 
-    def describe(self, event, seat, names):
+    def describe(self, event: dict, seat: Seat, names: Sequence[str]) -> str:
         if event["type"] == "started":
             return f"Piles {event['piles']}; {names[event['first']]} starts."
         return f"{names[event['seat']]} took {event['stones']} from pile {event['pile'] + 1}."
 
-    def upcast(self, event, rules_version):
+    def upcast(self, event: dict, rules_version: int) -> dict:
         """Version 1 called the number of stones taken ``count``."""
         if rules_version < 2 and event["type"] == "took":
             event = {k: v for k, v in event.items() if k != "count"} | {"stones": event["count"]}
         return event
 
-    def evaluate(self, state, seat):
+    def evaluate(self, state: NimState, seat: int) -> float:
         """Nim-sum heuristic: a position with nim-sum 0 is lost for the player to move."""
         result = self.outcome(state)
         if result is not None:
@@ -175,10 +192,17 @@ class Nim(Game):
         to_move_wins = nim_sum != 0
         return 0.75 if (state["turn"] == seat) == to_move_wins else 0.25
 
-    def sample_state(self, view, seat, rng):
-        return dict(view)
+    def sample_state(self, view: dict, seat: int, rng: Rng) -> NimState:
+        """The view is the whole state: a copy of it."""
+        return {
+            "piles": list(view["piles"]),
+            "turn": view["turn"],
+            "max_take": view["max_take"],
+            "misere": view["misere"],
+            "winner": view["winner"],
+        }
 
 
 @hookimpl
-def gameroom_games():
+def gameroom_games() -> list[Game]:
     return [Nim()]

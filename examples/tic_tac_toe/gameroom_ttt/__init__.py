@@ -8,7 +8,9 @@ view is the state. The one move is ``{"type": "mark", "cell": i}``.
 Like ``examples/nim``, it imports nothing from gameroom but ``gameroom.plugin_api``.
 """
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -17,6 +19,8 @@ from gameroom.plugin_api import (
     GameInfo,
     GameSchemas,
     IllegalMove,
+    Rng,
+    Seat,
     StrictInteger,
     hookimpl,
     tagged_variants,
@@ -60,7 +64,17 @@ class View(Schema):
     draw = fields.Boolean(required=True)
 
 
-def _line_of(cells, seat):
+class TicTacToeState(TypedDict):
+    """The state, which is also every seat's view (nothing is hidden)."""
+
+    cells: list[int | None]  #: 9 cells, row by row: ``None``, or the seat that marked it
+    turn: int | None  #: the seat to move; ``None`` once the match is over
+    winner: int | None
+    line: list[int] | None  #: the winning line's cells
+    draw: bool
+
+
+def _line_of(cells: list[int | None], seat: int) -> list[int] | None:
     return next((list(line) for line in LINES if all(cells[c] == seat for c in line)), None)
 
 
@@ -76,19 +90,21 @@ class TicTacToe(Game):
         description="Mark cells in turn; three in a row wins, a full grid is a draw.",
     )
 
-    def schemas(self):
+    def schemas(self) -> GameSchemas:
         return GameSchemas(options=Options, move=Move, view=View, event=Event, events=EVENTS)
 
-    def renderer(self):
+    def renderer(self) -> str:
         """The web board: the grid as nine buttons (``ui/``, shipped as package data)."""
         return str(Path(__file__).with_name("ui"))
 
-    def setup(self, num_seats, options, rng):
+    def setup(self, num_seats: int, options: dict, rng: Rng) -> list[dict]:
         return [{"type": "started"}]
 
-    def evolve(self, state, event):
+    def evolve(self, state: TicTacToeState | None, event: dict) -> TicTacToeState:
         if event["type"] == "started":
             return {"cells": [None] * 9, "turn": 0, "winner": None, "line": None, "draw": False}
+        if state is None:
+            raise ValueError("a match of tic-tac-toe starts with a 'started' event")
         seat = event["seat"]
         cells = list(state["cells"])
         cells[event["cell"]] = seat
@@ -103,15 +119,15 @@ class TicTacToe(Game):
             "draw": draw,
         }
 
-    def active_seats(self, state):
+    def active_seats(self, state: TicTacToeState) -> list[int]:
         return [] if state["turn"] is None else [state["turn"]]
 
-    def legal_moves(self, state, seat):
+    def legal_moves(self, state: TicTacToeState, seat: int) -> list[dict]:
         if seat != state["turn"]:
             return []
         return [{"type": "mark", "cell": c} for c, owner in enumerate(state["cells"]) if owner is None]
 
-    def decide(self, state, seat, move, rng):
+    def decide(self, state: TicTacToeState, seat: int, move: dict, rng: Rng) -> list[dict]:
         if move.get("type") != "mark":
             raise IllegalMove("unknown-move", "The only move is 'mark'.")
         cell = move.get("cell")
@@ -121,13 +137,13 @@ class TicTacToe(Game):
             raise IllegalMove("cell-taken", "That cell is already marked.")
         return [{"type": "marked", "seat": seat, "cell": cell}]
 
-    def view(self, state, seat):
+    def view(self, state: TicTacToeState, seat: Seat) -> dict:
         return dict(state)  # nothing is hidden
 
-    def redact(self, event, seat):
+    def redact(self, event: dict, seat: Seat) -> dict:
         return event
 
-    def outcome(self, state):
+    def outcome(self, state: TicTacToeState) -> dict | None:
         if state["winner"] is not None:
             return {
                 "scores": [1 if s == state["winner"] else 0 for s in range(2)],
@@ -137,22 +153,29 @@ class TicTacToe(Game):
             return {"scores": [0.5, 0.5], "winners": []}
         return None
 
-    def describe(self, event, seat, names):
+    def describe(self, event: dict, seat: Seat, names: Sequence[str]) -> str:
         if event["type"] == "started":
             return f"{names[0]} plays first."
         row, col = divmod(event["cell"], 3)
         return f"{names[event['seat']]} marked row {row + 1}, column {col + 1}."
 
-    def evaluate(self, state, seat):
+    def evaluate(self, state: TicTacToeState, seat: int) -> float:
         result = self.outcome(state)
         if result is None:
             return 0.5
         return result["scores"][seat]
 
-    def sample_state(self, view, seat, rng):
-        return dict(view)
+    def sample_state(self, view: dict, seat: int, rng: Rng) -> TicTacToeState:
+        """The view is the whole state: a copy of it."""
+        return {
+            "cells": list(view["cells"]),
+            "turn": view["turn"],
+            "winner": view["winner"],
+            "line": view["line"],
+            "draw": view["draw"],
+        }
 
 
 @hookimpl
-def gameroom_games():
+def gameroom_games() -> list[Game]:
     return [TicTacToe()]
