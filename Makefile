@@ -29,7 +29,7 @@ run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + on
 test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore and the examples
+lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore, application and the examples
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@mkdir -p $(VENV)/mypy-path && ln -sfn $(CURDIR)/service $(VENV)/mypy-path/gameroom

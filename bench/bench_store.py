@@ -229,7 +229,7 @@ def time_replay(client, store: EventStore, game, match_id: str, repeats: int, bu
         if i >= 1 and time.monotonic() > deadline:
             break
     assert folded.version == n
-    # What Matches._after stores every ``snapshot_every`` entries: size and cost of one snapshot here.
+    # What Matches.announce stores every ``snapshot_every`` entries: size and cost of one snapshot here.
     t0 = time.perf_counter()
     snapshot = json.dumps(folded.to_snapshot(), separators=(",", ":"))
     snap_ms = (time.perf_counter() - t0) * 1e3

@@ -2,8 +2,8 @@
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .lifecycle import ClockSchema, LifecycleCreateFieldsMixin, SeatControlSchema, SettingsSchema
 from .names import name_field
+from .settings import ClockSchema, SeatControlSchema, SettingsCreateFieldsMixin, SettingsSchema
 from .strict import QueryInteger, StrictInteger
 
 #: The largest version, offset or count a request may name: the largest integer
@@ -27,7 +27,7 @@ class SeatSpecSchema(Schema):
     )
 
 
-class MatchCreateSchema(LifecycleCreateFieldsMixin):
+class MatchCreateSchema(SettingsCreateFieldsMixin):
     game = fields.String(required=True, metadata={"example": "nim"})
     seats = fields.List(
         fields.Nested(SeatSpecSchema, allow_none=True),

@@ -15,14 +15,13 @@ from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 from .api.links import LinksPlugin
+from .application import History, Players
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
-from .history import History
 from .http import draining
 from .http.lean import LeanRequests
 from .http.requestlog import RequestLog
-from .lifecycle import Lifecycle
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -187,7 +186,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     problems.init_app(app)
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
-    app.extensions["gameroom_lifecycle"] = lifecycle = Lifecycle(matches)
+    app.extensions["gameroom_players"] = players = Players(matches)
     if config.fast_paths:
         # A match's ordinary requests answered below Flask (same schemas, same problems); all else
         # goes to Flask. Off (GAMEROOM_FAST_PATHS=0): Flask's routes answer every request.
@@ -196,7 +195,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             matches,
             config.max_body,
             vary_origin=bool(cors.parse_origins(config.cors_origins)),
-            lifecycle=lifecycle,
+            lifecycle=players,
         )
     if config.redis_wait_replicas > 0:
         app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]

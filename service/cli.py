@@ -1,4 +1,9 @@
-"""The ``gameroom`` command: serve, worker, games, replay, openapi, tournament."""
+"""The ``gameroom`` command: serve, worker, games, replay, openapi, tournament.
+
+Over 400 lines because it is the one place that declares every subcommand and its options
+(click's decorators) and the process plumbing of ``serve`` (embedded Redis, gunicorn, the AI
+worker, the stop signals); each subcommand hands its work to the module that does it.
+"""
 
 from __future__ import annotations
 

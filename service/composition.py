@@ -25,10 +25,12 @@ from .application import Matches
 from .config import Config
 from .core.rng import Seeding
 from .eventstore import EventStore
-from .eventstore.connect import Clients, connect
+from .eventstore.connect import Clients, connect, refuse_cluster_queue
 from .eventstore.records import MatchRecords
 from .eventstore.seed_secret import seeding_for, token_secret_for
 from .registry import Registry, build_registry
+from .workers.clock_scheduler import TimeoutScheduler
+from .workers.scheduler import AIScheduler
 
 
 @dataclass
@@ -45,17 +47,13 @@ class Wiring:
     schedulers: list = field(default_factory=list)
 
     @property
-    def ai_scheduler(self):
+    def ai_scheduler(self) -> AIScheduler | None:
         """The :class:`~gameroom.workers.scheduler.AIScheduler` among :attr:`schedulers` (or None)."""
-        from .workers.scheduler import AIScheduler
-
         return next((s for s in self.schedulers if isinstance(s, AIScheduler)), None)
 
     @property
-    def timeout_scheduler(self):
-        """The :class:`~gameroom.workers.timeouts.TimeoutScheduler` among :attr:`schedulers` (or None)."""
-        from .workers.timeouts import TimeoutScheduler
-
+    def timeout_scheduler(self) -> TimeoutScheduler | None:
+        """The :class:`~gameroom.workers.clock_scheduler.TimeoutScheduler` among :attr:`schedulers` (or None)."""
         return next((s for s in self.schedulers if isinstance(s, TimeoutScheduler)), None)
 
 
@@ -113,10 +111,6 @@ def compose(
     )
     schedulers: list = []
     if config.ai_mode == "rq" if scheduling is None else scheduling:
-        from .eventstore.connect import refuse_cluster_queue
-        from .workers.scheduler import AIScheduler
-        from .workers.timeouts import TimeoutScheduler
-
         if clients.queue is None:  # the events Redis is a cluster, and no queue Redis is set
             refuse_cluster_queue("", url)
         schedulers = [AIScheduler(clients.queue, config.queue), TimeoutScheduler(clients.queue, config.queue)]

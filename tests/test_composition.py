@@ -3,8 +3,8 @@
 from gameroom.composition import compose
 from gameroom.config import Config
 from gameroom.core.rng import Seeding
+from gameroom.workers.clock_scheduler import TimeoutScheduler
 from gameroom.workers.scheduler import AIScheduler
-from gameroom.workers.timeouts import TimeoutScheduler
 
 
 def _pool_path(client) -> str:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from gameroom.history import History
+from gameroom.application import History
 from gameroom.testing import golden
 
 FILES = sorted(Path(__file__).parent.glob("plugins/*/golden/*.json"))
@@ -34,7 +34,7 @@ def test_golden_playthrough_import_round_trips(plain_matches, registry, path):
 
 
 def test_a_tampered_golden_log_is_refused_at_its_first_bad_version(plain_matches, registry):
-    from gameroom.logcheck import TamperedLog
+    from gameroom.application.logcheck import TamperedLog
 
     data = json.loads(FILES[0].read_text())
     game = registry.get(data["game"])

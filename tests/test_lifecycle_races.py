@@ -4,11 +4,10 @@ import threading
 
 import pytest
 
+from gameroom.application import History, Players
 from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.errors import GameroomError
-from gameroom.history import History
-from gameroom.lifecycle import Lifecycle
 
 ROUNDS = 8
 
@@ -43,7 +42,7 @@ def _kinds(matches, match_id):
 
 
 def test_racing_resignations_end_the_match_once(plain_matches):
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     for _ in range(ROUNDS):
         match_id, _tokens = _nim(plain_matches)
         results = _race(lambda: life.resign(match_id, 0), lambda: life.resign(match_id, 1))
@@ -56,7 +55,7 @@ def test_racing_resignations_end_the_match_once(plain_matches):
 
 
 def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     for _ in range(ROUNDS):
         match_id, tokens = _nim(plain_matches)
         life.resign(match_id, 0)
@@ -79,7 +78,6 @@ def test_a_timeout_racing_itself_and_a_late_move_applies_exactly_once_and_the_mo
 ):
     clock = [1_000.0]
     plain_matches.clock = lambda: clock[0]
-    life = Lifecycle(plain_matches)
     for _ in range(ROUNDS):
         match_id, _tokens = _nim(
             plain_matches,
@@ -88,12 +86,12 @@ def test_a_timeout_racing_itself_and_a_late_move_applies_exactly_once_and_the_mo
         )
         loaded = plain_matches.load(match_id)
         seat = loaded.folded.lifecycle["turn_start"].index(clock[0])
-        assert life.timeout(match_id, 1, seat, clock[0] + 1.9)["status"] == "early"
+        assert plain_matches.timeout_due(match_id, 1, seat, clock[0] + 1.9)["status"] == "early"
         clock[0] += 2.5
         move = {"type": "take", "pile": 0, "count": 1}
         results = _race(
-            lambda: life.timeout(match_id, 1, seat, clock[0]),
-            lambda: life.timeout(match_id, 1, seat, clock[0]),
+            lambda: plain_matches.timeout_due(match_id, 1, seat, clock[0]),
+            lambda: plain_matches.timeout_due(match_id, 1, seat, clock[0]),
             lambda: plain_matches.submit(match_id, seat, move, expected_version=1),
         )
         applied = [r for r in results[:2] if r["status"] == "applied"]
@@ -107,17 +105,16 @@ def test_a_timeout_racing_itself_and_a_late_move_applies_exactly_once_and_the_mo
         assert _kinds(plain_matches, match_id) == [("setup", None, None), ("lifecycle", "timeout", seat)]
         assert plain_matches.load(match_id).folded.lifecycle["timeouts"] == 1
         # and once the match moved on, the job is a no-op
-        assert life.timeout(match_id, 1, seat, clock[0] + 100)["status"] == "stale"
+        assert plain_matches.timeout_due(match_id, 1, seat, clock[0] + 100)["status"] == "stale"
 
 
 def test_a_move_refused_to_a_seat_the_ai_took_over(plain_matches):
     clock = [5_000.0]
     plain_matches.clock = lambda: clock[0]
-    life = Lifecycle(plain_matches)
     match_id, _tokens = _nim(plain_matches, clock={"per_move": 2.0, "bank": None, "increment": 0})
     seat = plain_matches.load(match_id).folded.lifecycle["turn_start"].index(clock[0])
     clock[0] += 3
-    assert life.timeout(match_id, 1, seat, clock[0])["status"] == "applied"
+    assert plain_matches.timeout_due(match_id, 1, seat, clock[0])["status"] == "applied"
     with pytest.raises(GameroomError) as refused:
         plain_matches.submit(match_id, seat, {"type": "take", "pile": 0, "count": 1})
     assert refused.value.code == "seat-played-by-ai"
@@ -141,7 +138,7 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
     match_id = loaded.record.id
     seat = behind.game(loaded.record).active_seats(loaded.folded.state)[0]
     assert behind.open(match_id, tokens[seat])[1] == seat  # this process caches the fold and the token
-    life = Lifecycle(other)
+    life = Players(other)
     life.leave(match_id, seat, tokens[seat])
     life.reclaim(match_id, seat, admin)  # the seat is a person's again, with a new token
     stale, cached_seat, ok = behind.open(match_id, tokens[seat], fresh=False)
@@ -160,9 +157,9 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
 
 
 def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
-    from gameroom.history import History
+    from gameroom.application import History
 
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [9, 9]})
     match_id = loaded.record.id
     game = plain_matches.game(loaded.record)
@@ -208,7 +205,7 @@ def _rematch_waiting_for_ana(matches):
     match's id and tokens, and the rematch's id (seat 0 kept for Ana)."""
     from gameroom.core.matches import hash_token, new_token
 
-    life, admin = Lifecycle(matches), new_token()
+    life, admin = Players(matches), new_token()
     loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
     match_id = loaded.record.id
     life.resign(match_id, 0)
@@ -260,7 +257,7 @@ def _claimed_not_started(matches):
 
 
 def test_a_leave_before_the_start_entry_comes_after_it_and_is_not_undone_by_it(plain_matches):
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     match_id, token = _claimed_not_started(plain_matches)
     life.leave(match_id, 0, token)
     assert _kinds(plain_matches, match_id) == [
@@ -273,7 +270,7 @@ def test_a_leave_before_the_start_entry_comes_after_it_and_is_not_undone_by_it(p
 
 
 def test_a_resign_before_the_start_entry_leaves_a_log_that_imports(plain_matches):
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     match_id, _token = _claimed_not_started(plain_matches)
     life.resign(match_id, 0)
     assert _kinds(plain_matches, match_id) == [
@@ -287,7 +284,7 @@ def test_a_resign_before_the_start_entry_leaves_a_log_that_imports(plain_matches
 
 
 def test_racing_leaves_and_the_last_claim_never_put_a_leave_before_the_start(plain_matches):
-    life = Lifecycle(plain_matches)
+    life = Players(plain_matches)
     settings = {"clock": {"bank": 60, "increment": 2}}
     for _ in range(ROUNDS):
         loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, None], settings=settings)

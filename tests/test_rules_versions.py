@@ -46,12 +46,12 @@ def test_an_old_match_in_the_store_loads_and_plays_on_under_the_new_rules(plain_
     redis_client.delete(keys.events(match_id))
     for i, entry in enumerate(V1_LOG):
         plain_matches.store.append(match_id, {k: v for k, v in entry.items() if k != "version"}, i)
-    plain_matches._cache._items.clear()
+    plain_matches.caches.folds._items.clear()
     loaded = plain_matches.load(match_id)
     assert loaded.folded.state["piles"] == [0, 1] and loaded.folded.rules_version == 1
     result = plain_matches.submit(match_id, 1, {"type": "take", "pile": 1, "count": 1})
     assert result.entry["rules_version"] == 2 and result.entry["events"][0]["stones"] == 1
-    plain_matches._cache._items.clear()
+    plain_matches.caches.folds._items.clear()
     final = plain_matches.load(match_id)
     assert plain_matches.game(final.record).outcome(final.folded.state)["winners"] == [1]
     assert json.dumps(final.folded.state)

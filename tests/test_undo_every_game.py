@@ -38,10 +38,9 @@ from collections import Counter
 
 import pytest
 
-from gameroom.application import has_drafts
+from gameroom.application import History, has_drafts
 from gameroom.core import decider
 from gameroom.errors import Conflict
-from gameroom.history import History
 from gameroom.registry import build_registry
 
 SHORT = {"stars-are-right": {"turn_limit": 3}}

@@ -22,6 +22,9 @@ Nodes die with the process that started them (``PR_SET_PDEATHSIG``), and an
 ``atexit`` hook stops them on a normal exit, so a crashed test run leaves no
 redis-server behind. Load the pytest fixture ``redis_cluster`` (one cluster
 per session) with ``pytest_plugins = ["gameroom.testing.cluster"]``.
+
+Over 400 lines because a cluster's whole life is here in one class: start, create, failover,
+restart and stop all share the nodes' bookkeeping.
 """
 
 from __future__ import annotations

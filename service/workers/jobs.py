@@ -73,6 +73,8 @@ import time
 from ..ai import builtin_levels, choose_move
 from ..ai.levels import random_policy
 from ..application import Matches, has_drafts
+from ..composition import compose, shared_clients
+from ..config import Config
 from ..core import lifecycle
 from ..errors import GameroomError
 from ..plugin_api import Rng
@@ -130,9 +132,6 @@ def job_matches(job) -> Matches:
     key = (job.origin, _redis_identity(job.connection), id(registry))
     built = _BUILT.get(key)
     if built is None:
-        from ..composition import compose, shared_clients
-        from ..config import Config
-
         config = Config.from_env(queue=job.origin)
         built = _BUILT[key] = compose(
             config, registry, clients=shared_clients(job.connection), scheduling=True
@@ -155,8 +154,6 @@ def _process_wiring():
         return wiring
     own = getattr(_THREAD, "wiring", None)
     if own is None or own[0] is not wiring:
-        from ..composition import compose
-
         own = _THREAD.wiring = (wiring, compose(wiring.config, wiring.registry))
     return own[1]
 

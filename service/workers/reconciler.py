@@ -2,7 +2,7 @@
 
 After an append, the API enqueues the AI seats' jobs
 (:class:`~gameroom.workers.scheduler.AIScheduler`) and schedules the timeouts
-of the clocks it started (:class:`~gameroom.workers.timeouts.TimeoutScheduler`),
+of the clocks it started (:class:`~gameroom.workers.clock_scheduler.TimeoutScheduler`),
 each in a round trip of its own; a crash between the append and that round
 trip (or a Redis error in it, which the after-append callback logs and
 swallows, or an idempotent retry answered from its key) would leave a match
@@ -320,6 +320,6 @@ CLOCKS = Policy(
 def reconcile_clocks(matches, timeouts, *, now: float | None = None) -> list[str]:
     """Schedule every timeout due within :data:`LOOKAHEAD` that has no live job; returns the ids scheduled.
 
-    ``timeouts`` is the :class:`~gameroom.workers.timeouts.TimeoutScheduler` whose queue the
+    ``timeouts`` is the :class:`~gameroom.workers.clock_scheduler.TimeoutScheduler` whose queue the
     jobs go to."""
     return reconcile_outbox(CLOCKS, matches, timeouts, now=now)

@@ -7,6 +7,10 @@ last attempt ends with its work horse killed, its
 ``work_horse_killed_handler`` plays the seat's fallback move (RQ runs no
 ``on_failure`` callback then; see :mod:`gameroom.workers.jobs`).
 
+Over 400 lines because RQ's worker is extended in one place: the upkeep thread, the death
+penalty that works off the main thread, the overdue-job sweep and the preparation before the
+fork all hook into the same :class:`AIWorker` life cycle of RQ.
+
 **Upkeep, busy or idle.** RQ runs its own maintenance only between two
 dequeues, and an idle worker blocks in a dequeue for minutes, so a job whose
 worker died waited about seven minutes. Each :class:`AIWorker` therefore

@@ -276,7 +276,7 @@ def test_a_match_whose_log_does_not_fold_is_left_out_of_the_lobby_which_still_an
     store = api.client.application.extensions["gameroom"].store
     version = api.state(bad)["version"]
     store.append(bad, {"kind": "move", "seat": 0, "move": NIM_TAKE, "events": [{"type": "took"}]}, version)
-    api.client.application.extensions["gameroom"]._cache.forget_beyond(bad, 0)
+    api.client.application.extensions["gameroom"].caches.folds.forget_beyond(bad, 0)
     listed = _lobby_ids(api)
     assert good in listed and bad not in listed
     assert any(f"match {bad} left out of the lobby" in r.getMessage() for r in caplog.records)

@@ -561,12 +561,10 @@ def test_hostile_requests_to_lifecycle_endpoints_get_problems_and_change_nothing
 
 
 def test_a_person_whose_turn_an_ai_plays_sees_no_legal_moves_and_cannot_move(api, matches):
-    from gameroom.lifecycle import Lifecycle
-
     matches.clock = _Clock(3_000_000.0)
     match_id, tokens, _admin = _create(api, clock={"per_move": 5})
     first = _first(api, match_id)
-    assert Lifecycle(matches).timeout(match_id, 1, first, 3_000_005.0)["status"] == "applied"
+    assert matches.timeout_due(match_id, 1, first, 3_000_005.0)["status"] == "applied"
     assert api.get(f"/api/matches/{match_id}/legal-moves", token=tokens[first]).get_json()["moves"] == []
     state = api.get(f"/api/matches/{match_id}/state?include=legal_moves", token=tokens[first]).get_json()
     assert state["legal_moves"] == []
@@ -600,9 +598,7 @@ def test_a_move_after_its_seats_deadline_is_refused_and_the_timeout_policy_appli
     queue = Queue("gameroom-ai", connection=redis_client, serializer=JSONSerializer)
     assert queue.job_ids == [keys.ai_job_id(match_id, 2, first)]
     # the timeout job of version 1 finds the match moved on
-    from gameroom.lifecycle import Lifecycle
-
-    assert Lifecycle(matches).timeout(match_id, 1, first, clock.t)["status"] == "stale"
+    assert matches.timeout_due(match_id, 1, first, clock.t)["status"] == "stale"
     assert [e["action"] for e in _history(api, match_id) if e["kind"] == "lifecycle"] == ["timeout"]
     assert not [r for r in caplog.records if r.exc_info]
 

@@ -10,11 +10,11 @@ import threading
 import pytest
 
 from gameroom import create_app
+from gameroom.application.logcheck import TamperedLog, verify_log
 from gameroom.config import Config
 from gameroom.core import decider
 from gameroom.core.rng import Seeding
 from gameroom.eventstore.seed_secret import load_or_create
-from gameroom.logcheck import TamperedLog, verify_log
 from gameroom.registry import build_registry
 from gameroom.testing import dice
 

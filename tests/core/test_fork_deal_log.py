@@ -4,8 +4,8 @@ import random
 
 import pytest
 
+from gameroom.application.logcheck import TamperedLog, verified_log
 from gameroom.core import decider
-from gameroom.logcheck import TamperedLog, verified_log
 from gameroom.testing.conformance import play_random_match
 
 SAR = "stars-are-right"

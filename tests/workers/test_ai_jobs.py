@@ -4,8 +4,8 @@ import pytest
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from gameroom.application import History
 from gameroom.eventstore import keys
-from gameroom.history import History
 from gameroom.workers import jobs
 from gameroom.workers.scheduler import JOB_FUNCTION, job_timeout
 from gameroom.workers.worker import AIWorker

@@ -22,7 +22,7 @@ from gameroom.core import lifecycle
 from gameroom.errors import GameroomError
 from gameroom.eventstore import keys
 from gameroom.testing.polling import wait_until
-from gameroom.workers.timeouts import TimeoutScheduler
+from gameroom.workers.clock_scheduler import TimeoutScheduler
 
 from .conftest import QUEUE
 

@@ -1,4 +1,5 @@
-"""Clocks, timeout policies, resigning, leaving, reclaiming, rematches and private matches."""
+"""A match's settings: its clock, its timeout policy, privacy and rematch reservations; and how
+its clocks and the control of its seats (left, taken over by an AI) are shown."""
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -53,7 +54,7 @@ class TimeoutPolicySchema(Schema):
     )
 
 
-class LifecycleCreateFieldsMixin(Schema):
+class SettingsCreateFieldsMixin(Schema):
     """What ``POST /api/matches`` takes besides game, seats, options and seed."""
 
     clock = fields.Nested(
@@ -130,38 +131,4 @@ class SeatControlSchema(Schema):
         allow_none=True,
         required=True,
         metadata={"description": "the AI playing the seat instead of its person, if any"},
-    )
-
-
-class LeaveSchema(Schema):
-    level = fields.String(
-        load_default=None,
-        allow_none=True,
-        validate=validate.Length(1, 64),
-        metadata={"description": "the AI level that plays the seat from now on (default random)"},
-    )
-
-
-class EmptyBodySchema(Schema):
-    """The body of an action that takes no parameters: none at all, or ``{}`` (what many HTTP
-    clients send with every POST). Anything in it is refused (422), never ignored: an irreversible
-    action (resign, rematch, reclaim, release) must not run on a request the client meant as
-    something else."""
-
-
-class LifecycleResultSchema(Schema):
-    version = fields.Integer(required=True, metadata={"description": "the version of the lifecycle entry"})
-    entry = fields.Dict(required=True, metadata={"description": "the entry, as history shows it"})
-    match = fields.Dict(required=True, metadata={"description": "the match's public summary"})
-
-
-class RematchSchema(Schema):
-    match = fields.Dict(required=True, metadata={"description": "the rematch's public summary"})
-    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the caller's seat in it"})
-    token = fields.String(
-        allow_none=True,
-        required=True,
-        metadata={
-            "description": "the caller's new seat token (shown once); null for the creator's admin token"
-        },
     )

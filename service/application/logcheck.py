@@ -2,22 +2,24 @@
 
 :func:`verified_log` replays an exported log by re-deciding every command with the
 game's rules and the match's seeds (every draw, reveal, undo, sealed step and a fork's
-deal), checks the fields nothing re-decides with :mod:`gameroom.logform` and the order of
-lifecycle entries and moves with :mod:`gameroom.logorder`, and returns
+deal), checks the fields nothing re-decides with :mod:`gameroom.application.logform` and the order of
+lifecycle entries and moves with :mod:`gameroom.application.logorder`, and returns
 the log as the server would have written it. Pure: no Redis, no HTTP.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any, NoReturn, cast
 
-from . import logform, logorder, tagged
-from .core import decider, lifecycle
-from .core.decider import CONFIRMS, Folded
-from .core.rng import seed_at
-from .core.undo import has_base, selective_keeps, state_after
-from .errors import GameroomError
-from .plugin_api import IllegalMove
+from .. import tagged
+from ..core import decider, lifecycle
+from ..core.decider import CONFIRMS, Folded
+from ..core.rng import seed_at
+from ..core.undo import has_base, selective_keeps, state_after
+from ..errors import GameroomError
+from ..plugin_api import IllegalMove
+from . import logform, logorder
 
 
 class TamperedLog(GameroomError):
@@ -32,11 +34,11 @@ def _check_lifecycle(
     version: int,
     levels: Collection[str],
     order: tuple[Collection[int], bool],
-    bad,
+    bad: logform.Bad,
 ) -> dict:
     """A lifecycle entry as the log may hold it: a known action by a seat of the match (none for
     the clocks' start, none or one for a rematch) that the match could take where it stands
-    (:mod:`gameroom.logorder`; ``order``: the fork points and whether anything was played yet),
+    (:mod:`gameroom.application.logorder`; ``order``: the fork points and whether anything was played yet),
     with a resignation's or forfeit's outcome the one the game gives."""
     action = entry.get("action")
     if not isinstance(action, str) or action not in lifecycle.ACTIONS:
@@ -53,7 +55,7 @@ def _check_lifecycle(
     )
     if ends:
         # stored as the game computes it: an outcome that only compares equal (``winners: [true]``) is not
-        fields["outcome"] = lifecycle.forfeit_outcome(game, folded.state, [seat], num_seats)
+        fields["outcome"] = lifecycle.forfeit_outcome(game, folded.state, [cast(int, seat)], num_seats)
         if entry.get("outcome") != fields["outcome"]:
             bad(version, "the outcome is not what the game says a resignation or forfeit means")
     elif "outcome" in entry:
@@ -61,7 +63,7 @@ def _check_lifecycle(
     return {**lifecycle.entry(action, seat, num_seats=num_seats), **fields}
 
 
-def _sealed_steps(game, folded: Folded, entry: dict, seed: str, version: int, bad) -> list[dict]:
+def _sealed_steps(game, folded: Folded, entry: dict, seed: str, version: int, bad: logform.Bad) -> list[dict]:
     """The sealed steps a move entry carries, each re-decided on the state the ones before made:
     steps its seat could keep in a draft (no draw, no reveal, no confirm), with the events
     they produce (and each step's time and actor, as the server writes them)."""
@@ -72,10 +74,10 @@ def _sealed_steps(game, folded: Folded, entry: dict, seed: str, version: int, ba
     for step in sealed:
         if not isinstance(step, dict):
             bad(version, "a sealed step is not an object")
-        decided = decider.decide(game, seen, entry.get("seat"), step.get("move"), seed)
+        decided = decider.decide(game, seen, cast(int, entry.get("seat")), cast(dict, step.get("move")), seed)
         if decided["events"] != step.get("events"):
             bad(version, "a sealed step's events are not what its move produces")
-        if not decider.sealable(game, seen, entry.get("seat"), decided):
+        if not decider.sealable(game, seen, cast(int, entry.get("seat")), decided):
             bad(version, "a step is sealed that the game does not keep sealed")
         steps.append(
             logform.step(step, {"move": step.get("move"), "events": decided["events"]}, version, bad)
@@ -102,9 +104,9 @@ def verified_log(
 ) -> tuple[Folded, list[dict]]:
     """:func:`verify_log`, and the log as the server would have written it: each entry rebuilt
     from what was re-decided, with the fields nothing re-decides checked by
-    :mod:`gameroom.logform` (``levels``: the AI levels its lifecycle entries may name).
+    :mod:`gameroom.application.logform` (``levels``: the AI levels its lifecycle entries may name).
     This, not the entries as given, is what an import stores."""
-    schedule = [[1, seed]] if isinstance(seed, str) else seed
+    schedule: list[list[Any]] = [[1, seed]] if isinstance(seed, str) else seed
     bad = _tampered
     if not entries or not all(isinstance(e, dict) for e in entries):
         bad(1, "the log is not a list of entries")
@@ -166,7 +168,7 @@ def _cancelled(folded: Folded, undo: dict) -> list[int]:
     return [c[0] for c in folded.checkpoints if c[0] > undo["target"] and c[0] not in keeps]
 
 
-def _tampered(version: int, why: str):
+def _tampered(version: int, why: str) -> NoReturn:
     raise TamperedLog(f"Version {version}: {why}", version=version)
 
 
@@ -204,7 +206,7 @@ def _expected_move(game, folded: Folded, entry: dict, seed: str, version: int) -
     """A move entry as re-decided (with its sealed steps); its events must be the log's."""
     sealed = _sealed_steps(game, folded, entry, seed, version, _tampered)
     seen = decider.with_steps(game, folded, sealed)
-    expected = decider.decide(game, seen, entry.get("seat"), entry.get("move"), seed)
+    expected = decider.decide(game, seen, cast(int, entry.get("seat")), cast(dict, entry.get("move")), seed)
     if expected["events"] != entry.get("events"):
         _tampered(version, "its events are not what the move produces")
     if sealed:
@@ -237,7 +239,7 @@ def _expected_undo(game, folded: Folded, entry: dict, i: int, states: dict, deci
     no confirmed step, and keeps only what a selective undo may keep.
     """
     bad = _tampered
-    target, seat = entry.get("target"), entry.get("seat")
+    target, seat = entry.get("target"), cast(int, entry.get("seat"))
     logform.no_events(entry, i, bad)
     if (
         not isinstance(target, int)

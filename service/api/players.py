@@ -1,12 +1,14 @@
-"""Resign, leave to an AI, reclaim a left seat, rematch, release a rematch's seat (see :mod:`gameroom.lifecycle`)."""
+"""Resign, leave to an AI, reclaim a left seat, rematch, release a rematch's seat (see
+:class:`gameroom.application.Players`). The blueprint keeps its name, ``lifecycle``: it names
+the API's operations and tag (each action appends a lifecycle entry)."""
 
 from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
 
-from gameroom.schemas.lifecycle import LeaveSchema, LifecycleResultSchema, RematchSchema
 from gameroom.schemas.matches import SeatTokenSchema
+from gameroom.schemas.players import LeaveSchema, LifecycleResultSchema, RematchSchema
 
 from ..errors import NotFound, Unauthorized
 from . import presenters
@@ -26,8 +28,8 @@ def _matches():
     return current_app.extensions["gameroom"]
 
 
-def _lifecycle():
-    return current_app.extensions["gameroom_lifecycle"]
+def _players():
+    return current_app.extensions["gameroom_players"]
 
 
 def _result(loaded, entry, seat):
@@ -49,7 +51,7 @@ class Resign(MethodView):
     def post(self, match_id):
         """Resign: the match ends now; the other seats win unless the game says what a resignation means."""
         _loaded, seat = caller(_matches(), match_id, required=True)
-        loaded, entry = _lifecycle().resign(match_id, seat)
+        loaded, entry = _players().resign(match_id, seat)
         return _result(loaded, entry, seat)
 
 
@@ -69,7 +71,7 @@ class Leave(MethodView):
         (``POST .../seats/{seat}/reclaim`` with the admin token)."""
         matches = _matches()
         _loaded, seat = caller(matches, match_id, required=True)
-        loaded, entry = _lifecycle().leave(match_id, seat, bearer_token(), body["level"])
+        loaded, entry = _players().leave(match_id, seat, bearer_token(), body["level"])
         return _result(loaded, entry, seat)
 
 
@@ -88,7 +90,7 @@ class Reclaim(MethodView):
         loaded = matches.load(match_id)
         if not 0 <= seat < loaded.record.num_seats:
             raise NotFound(f"Match {match_id} has no seat {seat}.", code="no-such-seat")
-        loaded, token = _lifecycle().reclaim(match_id, seat, bearer_token())
+        loaded, token = _players().reclaim(match_id, seat, bearer_token())
         return {"seat": seat, "token": token, "match": presenters.summary(matches, loaded)}
 
 
@@ -105,7 +107,7 @@ class Release(MethodView):
 
         The seat is open from then on: anyone may claim it (``POST .../seats/{seat}``), its
         player too, by accepting the rematch. For when a player does not come back."""
-        loaded, entry = _lifecycle().release(match_id, seat, bearer_token())
+        loaded, entry = _players().release(match_id, seat, bearer_token())
         return _result(loaded, entry, None)
 
 
@@ -132,7 +134,7 @@ class Rematch(MethodView):
         if token is None:
             raise Unauthorized("This needs a seat's token or the admin token.", code="token-required")
         _loaded, seat, token_ok = matches.open(match_id, token)
-        done = _lifecycle().rematch(match_id, seat if token_ok else None, token)
+        done = _players().rematch(match_id, seat if token_ok else None, token)
         return {
             "match": presenters.summary(matches, done["match"]),
             "seat": done["seat"],

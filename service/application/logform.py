@@ -1,6 +1,6 @@
 """The form of an imported log: each entry rebuilt from what was checked.
 
-:func:`gameroom.history.verify_log` re-decides every command, so a log's events,
+:func:`gameroom.application.logcheck.verify_log` re-decides every command, so a log's events,
 draws, reveals, undo targets and restored states are the rules' own. An entry
 also carries fields that nothing re-decides: when it was made, the rules
 version, the AI that made a move, what a lifecycle entry records (an AI level,
@@ -11,7 +11,7 @@ which the server itself writes it and return that, and any other key makes the
 log a tampered one. What is stored is then what the server could have written,
 and nothing that later folds, lists, shows or exports the match can fail on it.
 
-``bad(version, why)`` raises :class:`gameroom.history.TamperedLog`.
+``bad(version, why)`` raises :class:`gameroom.application.logcheck.TamperedLog`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection
+from typing import Any, Literal, NoReturn, overload
 
 from marshmallow import ValidationError
 
-from gameroom.schemas.lifecycle import ClockControlSchema, TimeoutPolicySchema
+from gameroom.schemas.settings import ClockControlSchema, TimeoutPolicySchema
 
-from .core import lifecycle
+from ..core import lifecycle
 
 #: A log's times are Unix seconds; nothing the server writes is later than the year 3000.
 MAX_TIME = 32503680000.0
@@ -53,7 +54,7 @@ LIFECYCLE_KEYS = {
 }
 _STEP_KEYS = frozenset({"move", "events", "time", "actor"})
 
-Bad = Callable[[int, str], None]
+Bad = Callable[[int, str], NoReturn]
 
 
 def meta(entry: dict, version: int, rules_version: int, bad: Bad) -> dict:
@@ -76,7 +77,7 @@ def meta(entry: dict, version: int, rules_version: int, bad: Bad) -> dict:
     if not _integer(written) or not 1 <= written <= rules_version:
         bad(version, f"the entry's rules version is not one from 1 to {rules_version}")
     # Re-deciding under the current rules gave the entry's events: they are current ones.
-    out = {"rules_version": rules_version}
+    out: dict[str, Any] = {"rules_version": rules_version}
     if "time" in entry:
         out["time"] = _time(entry["time"], version, bad)
     return out
@@ -105,6 +106,10 @@ def versions(value, version: int, bad: Bad) -> list[int]:
     return value
 
 
+@overload
+def seat(value, num_seats: int, version: int, bad: Bad, *, optional: Literal[False] = False) -> int: ...
+@overload
+def seat(value, num_seats: int, version: int, bad: Bad, *, optional: bool) -> int | None: ...
 def seat(value, num_seats: int, version: int, bad: Bad, *, optional: bool = False) -> int | None:
     """A seat number of the match (None where ``optional``)."""
     if value is None and optional:
@@ -147,9 +152,10 @@ def undo_fields(entry: dict, cancelled: list[int], version: int, bad: Bad) -> di
 
 def lifecycle_fields(entry: dict, levels: Collection[str], version: int, bad: Bad) -> dict:
     """What a lifecycle entry records besides its action, seat and outcome (which
-    :func:`gameroom.logcheck.verified_log` computes from the game): a leave's AI level and
+    :func:`gameroom.application.logcheck.verified_log` computes from the game): a leave's AI level and
     revoked token digests, a timeout's policy, a rematch's next match."""
-    action, out = entry.get("action"), {}
+    action = entry.get("action")
+    out: dict[str, Any] = {}
     if action == lifecycle.LEAVE:
         out["level"] = _level(entry.get("level"), levels, version, bad)
         revoked = entry.get("revoked", [])

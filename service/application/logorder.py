@@ -1,8 +1,8 @@
 """The order of an imported log: what the live actions check before they append an entry.
 
-:mod:`gameroom.logcheck` re-decides every move with the game's rules, which know nothing
+:mod:`gameroom.application.logcheck` re-decides every move with the game's rules, which know nothing
 of clocks, takeovers or resignations. The checks here are the preconditions that
-:mod:`gameroom.lifecycle` and ``Matches.submit`` apply to the match as it stands, judged
+:mod:`gameroom.application.absence`, :mod:`gameroom.application.rematch` and ``Matches.submit`` apply to the match as it stands, judged
 on the match folded so far, so that an import stores no lifecycle entry or move that no
 live match could have appended. Pure: no Redis, no HTTP.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from .core import lifecycle
-from .core.decider import Folded
+from ..core import lifecycle
+from ..core.decider import Folded
 from .logform import Bad
 
 

@@ -1,4 +1,4 @@
-"""The small in-process caches of :class:`gameroom.application.Matches`.
+"""The small in-process caches of :class:`gameroom.application.Matches` (:class:`Caches`).
 
 :class:`LRU` keeps what never changes once known (the record of a match
 whose seats are all filled, the seat of a valid token, what a claim checks of a
@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .core.decider import Folded
+from ..core.decider import Folded
 
 
 class LRU:
@@ -64,3 +64,22 @@ class FoldCache(LRU):
             current = self._items.get(match_id)
             if current is not None and current.version > version:
                 del self._items[match_id]
+
+
+class Caches:
+    """What one :class:`~gameroom.application.Matches` keeps in this process.
+
+    ``folds``: recent folds. What never changes once known: ``records``, the record of a match
+    whose seats are all filled (claims are final), and ``seats``, the seat of a valid token.
+    ``claimable``: the record of a match seen with open seats: what a claim checks of it (the
+    seat count, reserved and AI seats) is fixed at creation, but for a reservation its creator
+    releases (a refusal reads the record again); who holds a seat the claim's script decides.
+    ``move_keys``: the move keys each game's move schemas declare, by slug.
+    """
+
+    def __init__(self) -> None:
+        self.folds = FoldCache()
+        self.records = LRU(4096)
+        self.seats = LRU(16384)
+        self.claimable = LRU(4096)
+        self.move_keys: dict = {}  # slug -> tagged.move_keys(...)

@@ -1,20 +1,23 @@
-"""The event history as a feature: undo (direct or by request), fork, export and import.
+"""Undo: a seat takes back its own last steps, directly or by asking the other seats.
 
-Built on :class:`gameroom.application.Matches`; like it, free of HTTP and RQ.
+What may be undone, and how, is the pure policy of :mod:`gameroom.core.undo`
+(:func:`~gameroom.core.undo.plan_undo`): applied at once (an undo entry is appended), or
+*requested*, when it reaches back across other seats' steps: every other human seat votes, and
+the last approval appends it. Steps still in the seat's draft (sealed steps, never in the log)
+are dropped from the draft instead. Requests are kept in the match's records; whether one is
+pending, approved or withdrawn is worked out from the log on read (:meth:`Undos.as_of`).
+Idempotency keys work as for moves (:mod:`gameroom.application.idempotency`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import secrets
 
-from .application import Loaded, Matches, has_drafts
-from .core import lifecycle
-from .core.decider import BASE, CONFIRMS, deal_entry
-from .core.matches import FINISHED, MatchRecord, new_match_id, new_token, status_of
-from .core.undo import (
+from ..core import lifecycle
+from ..core.decider import BASE, CONFIRMS
+from ..core.matches import FINISHED, status_of
+from ..core.undo import (
     APPLY,
     UndoConfirmed,
     UndoPlan,
@@ -24,34 +27,15 @@ from .core.undo import (
     state_after,
     undo_entry,
 )
-from .errors import Conflict, GameroomError, NotFound, ValidationFailed, VersionConflict
-from .logcheck import TamperedLog, verified_log
+from ..errors import Conflict, GameroomError, NotFound, VersionConflict
+from .idempotency import key_reused, undo_fingerprint
+from .loaded import Loaded, has_drafts
+from .matches import Matches
 
-log = logging.getLogger(__name__)
-
-EXPORT_FORMAT = "gameroom-match"
-EXPORT_FORMAT_VERSION = 1
+log = logging.getLogger("gameroom.history")  # its name from before the split: log lines are unchanged
 
 #: How often a write to an undo request is tried when racing writes to it came first.
 ATTEMPTS = 5
-
-
-def undo_fingerprint(steps: int, expected_version: int | None) -> str:
-    """What makes two undos with one Idempotency-Key the same request (never equal to a move's:
-    see :func:`gameroom.application.request_fingerprint`)."""
-    canonical = json.dumps(
-        {"undo": {"steps": steps}, "expected_version": expected_version},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
-
-
-def _key_reused() -> ValidationFailed:
-    return ValidationFailed(
-        "This Idempotency-Key was already used for a different request; use a new key for a new undo.",
-        code="idempotency-key-reused",
-    )
 
 
 def _holds_key(request: dict, key: str) -> bool:
@@ -60,12 +44,12 @@ def _holds_key(request: dict, key: str) -> bool:
     return request.get("key") == key or key in request.get("more_keys", {})
 
 
-class History:
+class Undos:
+    """The undo use cases of one :class:`~gameroom.application.Matches` (see the module docstring)."""
+
     def __init__(self, matches: Matches):
         self.matches = matches
         self.records = matches.records
-
-    # -- undo ------------------------------------------------------------
 
     def undo(
         self,
@@ -125,7 +109,8 @@ class History:
                 loaded.version, f"The match is at version {loaded.version}, not {expected_version}."
             )
         if mine.draft:
-            return "applied", self._undo_draft(mine, seat, steps, key, fingerprint)
+            self._undo_draft(mine, seat, steps, key, fingerprint)
+            return "applied", None
         own = [c for c in loaded.folded.checkpoints[1:] if c[1] == seat]
         if own and own[-1][2] & CONFIRMS and has_drafts(self.matches.game(loaded.record)):
             # The entry that confirmed holds all of the seat's sealed steps before it: however
@@ -154,7 +139,9 @@ class History:
             request.update(key=key, fingerprint=fingerprint)
         return "requested", self._ask(match_id, request)
 
-    def _replay(self, match_id: str, seat: int, key: str, fingerprint: str) -> tuple[str, dict | None] | None:
+    def _replay(
+        self, match_id: str, seat: int, key: str, fingerprint: str | None
+    ) -> tuple[str, dict | None] | None:
         """What the first undo with idempotency ``key`` did, or None when the key is new: an undo
         in the log (the key kept with its entry; a request's, if it applied one the match still
         keeps), a request (the key kept with it, while the match keeps it) or draft steps dropped
@@ -164,7 +151,7 @@ class History:
             version, stored = prior
             entry = self.matches.store.entry(match_id, version)
             if stored != fingerprint or entry is None:
-                raise _key_reused()
+                raise key_reused("undo")
             if entry["kind"] != "undo":
                 # An undo of sealed steps whose draft this entry (the seat's confirming step)
                 # carried: its key moved to the log with the draft (see ``APPEND_LUA``).
@@ -172,23 +159,23 @@ class History:
             request = self.records.undo_request(match_id, entry["request"]) if entry.get("request") else None
             if request is None:
                 return "applied", entry
-            return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
+            return "requested", self.as_of(match_id, request, self.matches.store.version(match_id))
         for request in self.records.kept_undo_requests(match_id):
             if _holds_key(request, key):
                 stored = request["fingerprint"] if request.get("key") == key else request["more_keys"][key]
                 if stored != fingerprint:
-                    raise _key_reused()
-                return "requested", self._as_of(match_id, request, self.matches.store.version(match_id))
+                    raise key_reused("undo")
+                return "requested", self.as_of(match_id, request, self.matches.store.version(match_id))
         record = self.matches.record(match_id)
         if has_drafts(self.matches.game(record)):
             draft = self.matches.store.draft(match_id, seat)
             undone = draft.undone.get(key)
             if undone is not None:
                 if undone[1] != fingerprint:
-                    raise _key_reused()
+                    raise key_reused("undo")
                 return "applied", None
             if key in draft.keys or key in draft.dropped:  # a sealed step's, kept or undone
-                raise _key_reused()
+                raise key_reused("undo")
         return None
 
     def _ask(self, match_id: str, request: dict) -> dict:
@@ -242,7 +229,9 @@ class History:
             raise Conflict("The match moved on; try the undo again.", code="stale-version") from None
         log.info("match %s: seat %d undid %d sealed step(s)", mine.record.id, seat, steps)
 
-    def _apply(self, loaded: Loaded, seat: int, plan, key: str | None, fingerprint: str | None) -> dict:
+    def _apply(
+        self, loaded: Loaded, seat: int, plan: UndoPlan, key: str | None, fingerprint: str | None
+    ) -> dict | None:
         try:
             return self._append_undo(loaded, seat, plan, None, key, fingerprint)
         except VersionConflict:
@@ -256,7 +245,7 @@ class History:
         request_id: str | None = None,
         key: str | None = None,
         fingerprint: str | None = None,
-    ) -> dict:
+    ) -> dict | None:
         """Append ``seat``'s undo by ``plan`` at ``loaded``'s version (VersionConflict if it moved);
         ``request_id``: the request it applies, named in the entry; ``key``, ``fingerprint``: the
         client's idempotency key, kept with the entry (if it has one already, that is the entry)."""
@@ -282,7 +271,7 @@ class History:
         )
 
     def request(self, match_id: str, request_id: str) -> dict:
-        return self._as_of(match_id, self._stored(match_id, request_id), self.matches.store.version(match_id))
+        return self.as_of(match_id, self._stored(match_id, request_id), self.matches.store.version(match_id))
 
     def _stored(self, match_id: str, request_id: str) -> dict:
         request = self.records.undo_request(match_id, request_id)
@@ -290,7 +279,7 @@ class History:
             raise NotFound(f"No undo request {request_id}.", code="unknown-undo-request")
         return request
 
-    def _as_of(self, match_id: str, request: dict, version: int) -> dict:
+    def as_of(self, match_id: str, request: dict, version: int) -> dict:
         """``request`` as it stands at ``version``. Its undo in the log (the entry right after its
         base version, naming it) makes it approved, whatever is stored: the entry is appended
         before the request is saved approved, and a racing vote, or a process dying in between,
@@ -313,7 +302,7 @@ class History:
     def pending(self, match_id: str) -> list[dict]:
         """The match's undo requests still waiting for votes (at most one a seat), by seat."""
         version = self.matches.store.version(match_id)
-        requests = (self._as_of(match_id, r, version) for r in self.records.pending_undo_requests(match_id))
+        requests = (self.as_of(match_id, r, version) for r in self.records.pending_undo_requests(match_id))
         return sorted((r for r in requests if r["status"] == "pending"), key=lambda r: r["seat"])
 
     def vote(self, match_id: str, request_id: str, seat: int, approve: bool) -> tuple[dict, dict | None]:
@@ -330,7 +319,7 @@ class History:
         self.matches.record(match_id)
         for _ in range(ATTEMPTS):
             stored = self._stored(match_id, request_id)
-            request = self._as_of(match_id, stored, self.matches.store.version(match_id))
+            request = self.as_of(match_id, stored, self.matches.store.version(match_id))
             if request["status"] != "pending":
                 decided = {"approved": True, "refused": False}.get(request["status"])
                 if (
@@ -387,155 +376,3 @@ class History:
             raise Conflict("This match is a read-only import.", code="read-only")
         if status_of(record, self.matches.game(record), loaded.folded.state, loaded.folded) == FINISHED:
             raise Conflict("The match is over.", code="match-over")
-
-    # -- fork --------------------------------------------------------------
-
-    def fork(
-        self, match_id: str, version: int, seats: list[dict] | None = None
-    ) -> tuple[Loaded, dict[int, str]]:
-        """A new match from a finished match's first ``version`` entries, with new tokens, then
-        the game's deal of what no seat could see there (:func:`gameroom.core.decider.deal_entry`)."""
-        loaded = self.matches.load(match_id)
-        record = loaded.record
-        game = self.matches.game(record)
-        if status_of(record, game, loaded.folded.state, loaded.folded) != FINISHED:
-            raise Conflict(
-                "Only a finished match can be forked (its history is public then).", code="match-not-finished"
-            )
-        if not 1 <= version <= loaded.version:
-            raise NotFound(f"Match {match_id} has versions 1–{loaded.version}.", code="no-such-version")
-        if seats is None:
-            # ``or None``: a seat stored with the AI level "" (before "" was refused) played as a human
-            seats = [{"name": s.name, "ai": s.ai or None} for s in record.seats]
-        if len(seats) != record.num_seats:
-            raise ValidationFailed(
-                f"A fork keeps the {record.num_seats} seats of the match.",
-                code="bad-seat-count",
-                errors={"seats": [f"needs {record.num_seats} seats"]},
-            )
-        seat_objs = self.matches.seats_for(game, seats)  # AI levels, as create checks them
-        entries = self.matches.store.read(match_id, 0, version)
-        # Fresh randomness after the fork: the original's seed is in its export, so a fork
-        # that kept it would let anyone compute the fork's hidden draws.
-        seed = self.matches.seeding.fork_seed(record.seed, version)
-        schedule = [s for s in record.seed_schedule() if s[0] <= version] + [[version + 1, seed]]
-        new = MatchRecord(
-            id=new_match_id(),
-            game=record.game,
-            options=record.options,
-            seed=seed,
-            created=self.matches.clock(),
-            seats=seat_objs,
-            forked_from={"match": match_id, "version": version},
-            seed_log=schedule,
-        )
-        deal = deal_entry(game, self.matches.load(match_id, version).folded, seed)
-        if deal is not None:
-            # Its history is public: what no seat could see there (the draw pile's order)
-            # is dealt anew, before anyone can act in the fork.
-            entries = entries + [{**deal, "time": self.matches.clock()}]
-        loaded, tokens = self._store_copy(new, entries)
-        overlay = loaded.folded.lifecycle
-        over = lifecycle.ended(loaded.folded) or game.outcome(loaded.folded.state) is not None
-        if (
-            overlay is not None
-            and not over
-            and (overlay["clock"] or any(overlay["ai"]) or any(overlay["left"]))
-        ):
-            # The fork's seats are its own players' (no takeover of the original's carries over),
-            # and its clocks run from now. A fork that is over, or has neither, gets no ``start``.
-            loaded = self.matches.append(
-                loaded, lifecycle.entry(lifecycle.START, None, num_seats=new.num_seats)
-            )
-        return loaded, tokens
-
-    def _store_copy(self, record: MatchRecord, entries: list[dict]) -> tuple[Loaded, dict[int, str]]:
-        tokens = {
-            i: new_token()
-            for i, s in enumerate(record.seats)
-            if s.filled and not s.ai and not record.read_only
-        }
-        self.matches.records.create(record, tokens)
-        for i, entry in enumerate(entries):
-            self.matches.store.append(record.id, {k: v for k, v in entry.items() if k != "version"}, i)
-        loaded = self.matches.load(record.id)
-        self.matches._after(loaded, None)
-        log.info(
-            "match %s stored from %d entries (%s)",
-            record.id,
-            len(entries),
-            "import" if record.read_only else f"fork of {record.forked_from}",
-        )
-        return loaded, tokens
-
-    # -- export / import -----------------------------------------------------
-
-    def export(self, match_id: str, viewer: int | None) -> dict:
-        """A self-describing document: the full log once the match is over, else redacted for ``viewer``."""
-        loaded = self.matches.load(match_id)
-        record = loaded.record
-        game = self.matches.game(record)
-        finished = status_of(record, game, loaded.folded.state, loaded.folded) == FINISHED
-        raw = self.matches.store.read(match_id)
-        doc = {
-            "format": EXPORT_FORMAT,
-            "format_version": EXPORT_FORMAT_VERSION,
-            "game": record.game,
-            "rules_version": loaded.folded.rules_version,
-            "complete": finished,
-            "seats": [{"name": s.name, "ai": s.ai or None} for s in record.seats],  # as in fork
-            "options": record.options,
-            "created": record.created,
-            "version": loaded.version,
-            "outcome": lifecycle.outcome(game, loaded.folded),
-        }
-        if finished:
-            # Over: nothing is hidden any more, and the seeds let an importer re-check every
-            # draw (a fork's log up to the fork was decided under its original's seed).
-            schedule = record.seed_schedule()
-            doc["seed"] = schedule[0][1]
-            if len(schedule) > 1:
-                doc["reseeds"] = [{"version": v, "seed": s} for v, s in schedule[1:]]
-            doc["entries"] = raw
-        else:
-            doc["entries"] = self.matches.redact(loaded, raw, viewer)
-        return doc
-
-    def import_(self, doc: dict) -> Loaded:
-        """Re-check every step of an exported log against the rules, then store it read-only."""
-        if doc.get("format") != EXPORT_FORMAT or doc.get("format_version") != EXPORT_FORMAT_VERSION:
-            raise ValidationFailed("Not a gameroom match export.", code="bad-export-format")
-        if not doc.get("complete") or "seed" not in doc:
-            raise ValidationFailed(
-                "Only the complete log of a finished match can be imported.", code="export-incomplete"
-            )
-        game = self.matches.registry.get(doc["game"])
-        if doc.get("rules_version") != game.info.rules_version:
-            raise ValidationFailed(
-                f"The log was played under rules version {doc.get('rules_version')}; this server can re-check "
-                f"only version {game.info.rules_version}.",
-                code="rules-version-mismatch",
-            )
-        # Seat count, names and AI levels as create checks them, before anything is replayed.
-        seat_objs = self.matches.seats_for(game, doc["seats"])
-        entries = doc.get("entries") or []
-        schedule = [[1, doc["seed"]]] + [[r["version"], r["seed"]] for r in doc.get("reseeds") or []]
-        if any(a[0] >= b[0] for a, b in zip(schedule, schedule[1:])):
-            raise TamperedLog("The reseeds are not in increasing version order.", version=1)
-        verified, entries = verified_log(
-            game, entries, len(seat_objs), doc["options"], schedule, self.matches.ai_levels(game)
-        )
-        if lifecycle.outcome(game, verified) is None:
-            raise TamperedLog("The log ends before the match is over.", version=verified.version)
-        record = MatchRecord(
-            id=new_match_id(),
-            game=doc["game"],
-            options=entries[0]["options"],  # as the game loads them, like the setup entry's
-            seed=schedule[-1][1],
-            created=self.matches.clock(),
-            seats=seat_objs,
-            read_only=True,
-            seed_log=schedule if len(schedule) > 1 else None,
-        )
-        loaded, _ = self._store_copy(record, entries)
-        return loaded
