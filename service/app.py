@@ -15,7 +15,7 @@ from .api import apidocs, cors, problems, replication
 from .api.bodies import LimitedRequest, StrictJSONProvider
 from .api.docs import GameroomApi
 from .api.links import LinksPlugin
-from .application import History, Players
+from .application import History, Seats
 from .composition import compose
 from .config import Config
 from .eventstore.hub import StreamHub
@@ -186,7 +186,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
     problems.init_app(app)
     web.init_app(app, registry)
     cors.init_app(app, config.cors_origins)
-    app.extensions["gameroom_players"] = players = Players(matches)
+    app.extensions["gameroom_seats"] = seats = Seats(matches)
     if config.fast_paths:
         # A match's ordinary requests answered below Flask (same schemas, same problems); all else
         # goes to Flask. Off (GAMEROOM_FAST_PATHS=0): Flask's routes answer every request.
@@ -195,7 +195,7 @@ def create_app(config: Config | dict | None = None, registry: Registry | None = 
             matches,
             config.max_body,
             vary_origin=bool(cors.parse_origins(config.cors_origins)),
-            lifecycle=players,
+            seats=seats,
         )
     if config.redis_wait_replicas > 0:
         app.wsgi_app = replication.ReplicasHeader(app.wsgi_app)  # type: ignore[method-assign]

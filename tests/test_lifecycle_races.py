@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from gameroom.application import History, Players
+from gameroom.application import History, Seats
 from gameroom.composition import matches_on
 from gameroom.core import lifecycle
 from gameroom.errors import GameroomError
@@ -42,7 +42,7 @@ def _kinds(matches, match_id):
 
 
 def test_racing_resignations_end_the_match_once(plain_matches):
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     for _ in range(ROUNDS):
         match_id, _tokens = _nim(plain_matches)
         results = _race(lambda: life.resign(match_id, 0), lambda: life.resign(match_id, 1))
@@ -55,7 +55,7 @@ def test_racing_resignations_end_the_match_once(plain_matches):
 
 
 def test_racing_rematch_acceptances_share_one_new_match(plain_matches):
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     for _ in range(ROUNDS):
         match_id, tokens = _nim(plain_matches)
         life.resign(match_id, 0)
@@ -138,7 +138,7 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
     match_id = loaded.record.id
     seat = behind.game(loaded.record).active_seats(loaded.folded.state)[0]
     assert behind.open(match_id, tokens[seat])[1] == seat  # this process caches the fold and the token
-    life = Players(other)
+    life = Seats(other)
     life.leave(match_id, seat, tokens[seat])
     life.reclaim(match_id, seat, admin)  # the seat is a person's again, with a new token
     stale, cached_seat, ok = behind.open(match_id, tokens[seat], fresh=False)
@@ -159,7 +159,7 @@ def test_a_left_seats_old_token_stays_revoked_in_a_process_whose_cache_is_behind
 def test_a_seat_an_ai_plays_does_not_vote_on_undo(plain_matches):
     from gameroom.application import History
 
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], {"piles": [9, 9]})
     match_id = loaded.record.id
     game = plain_matches.game(loaded.record)
@@ -205,7 +205,7 @@ def _rematch_waiting_for_ana(matches):
     match's id and tokens, and the rematch's id (seat 0 kept for Ana)."""
     from gameroom.core.matches import hash_token, new_token
 
-    life, admin = Players(matches), new_token()
+    life, admin = Seats(matches), new_token()
     loaded, tokens = matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], admin_hash=hash_token(admin))
     match_id = loaded.record.id
     life.resign(match_id, 0)
@@ -257,7 +257,7 @@ def _claimed_not_started(matches):
 
 
 def test_a_leave_before_the_start_entry_comes_after_it_and_is_not_undone_by_it(plain_matches):
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     match_id, token = _claimed_not_started(plain_matches)
     life.leave(match_id, 0, token)
     assert _kinds(plain_matches, match_id) == [
@@ -270,7 +270,7 @@ def test_a_leave_before_the_start_entry_comes_after_it_and_is_not_undone_by_it(p
 
 
 def test_a_resign_before_the_start_entry_leaves_a_log_that_imports(plain_matches):
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     match_id, _token = _claimed_not_started(plain_matches)
     life.resign(match_id, 0)
     assert _kinds(plain_matches, match_id) == [
@@ -284,7 +284,7 @@ def test_a_resign_before_the_start_entry_leaves_a_log_that_imports(plain_matches
 
 
 def test_racing_leaves_and_the_last_claim_never_put_a_leave_before_the_start(plain_matches):
-    life = Players(plain_matches)
+    life = Seats(plain_matches)
     settings = {"clock": {"bank": 60, "increment": 2}}
     for _ in range(ROUNDS):
         loaded, tokens = plain_matches.create("nim", [{"name": "Ana"}, None], settings=settings)

@@ -30,7 +30,7 @@ from flask_smorest.utils import remove_none
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
-from gameroom.schemas.players import EmptyBodySchema
+from gameroom.schemas.seats import EmptyBodySchema
 
 from ..errors import UnsupportedMediaType
 from . import bodies

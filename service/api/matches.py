@@ -65,7 +65,7 @@ class MatchCollection(MethodView):
         as a spectator sees it."""
         payload, headers = create_response(
             _matches(),
-            current_app.extensions["gameroom_players"],
+            current_app.extensions["gameroom_seats"],
             body,
             lambda match_id: url_for("matches.MatchResource", match_id=match_id),
         )
@@ -142,10 +142,10 @@ class SeatClaim(MethodView):
         return claim_response(_matches(), match_id, seat, body, request.headers.get("Idempotency-Key"))
 
 
-def create_response(matches, players, body: dict, location) -> tuple[dict, dict]:
+def create_response(matches, seats, body: dict, location) -> tuple[dict, dict]:
     """Create the match ``body`` asks for: the response's body and headers (also called by
     :mod:`gameroom.http.lean`). ``location``: the URL of a match, given its id."""
-    settings = players.settings(body)
+    settings = seats.settings(body)
     admin = new_token()
     loaded, tokens = matches.create(
         body["game"],

@@ -10,7 +10,7 @@ browser take the same path. Three facades keep the call sites short:
 - :class:`History` (:mod:`.history`): undo (:mod:`.undo`), fork (:mod:`.fork`), export and
   import (:mod:`.transfer`, with the log checks :mod:`.logcheck`, :mod:`.logform`,
   :mod:`.logorder`);
-- :class:`Players` (:mod:`.players`): seat absence (:mod:`.absence`: resign, leave, reclaim) and
+- :class:`Seats` (:mod:`.seats`): seat absence (:mod:`.absence`: resign, leave, reclaim) and
   rematch (:mod:`.rematch`), with the checks they share (:mod:`.guards`).
 
 A move, validated and appended: :mod:`gameroom.api.play` -> :mod:`.moves` ->
@@ -23,14 +23,14 @@ from .history import History
 from .idempotency import request_fingerprint, undo_fingerprint
 from .loaded import Loaded, MoveResult, has_drafts
 from .matches import Matches
-from .players import Players
+from .seats import Seats
 
 __all__ = [
     "History",
     "Loaded",
     "Matches",
     "MoveResult",
-    "Players",
+    "Seats",
     "has_drafts",
     "request_fingerprint",
     "undo_fingerprint",

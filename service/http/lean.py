@@ -76,18 +76,18 @@ _JSON_TYPES = frozenset({"application/json", "application/json; charset=utf-8"})
 
 class LeanRequests:
     """WSGI middleware: ``app.wsgi_app = LeanRequests(app.wsgi_app, matches, max_body, vary_origin,
-    lifecycle)``.
+    seats)``.
 
     ``vary_origin``: CORS origins are configured, so Flask adds ``Vary: Origin`` to every
     response (:mod:`gameroom.api.cors`); the answers made here carry it too.
     """
 
-    def __init__(self, wsgi_app, matches, max_body: int, vary_origin: bool = False, lifecycle=None):
+    def __init__(self, wsgi_app, matches, max_body: int, vary_origin: bool = False, seats=None):
         self.wsgi_app = wsgi_app
         self.matches = matches
         self.max_body = max_body
         self.vary_origin = vary_origin
-        self.lifecycle = lifecycle  # None: creation is left to Flask
+        self.seats = seats  # None: creation is left to Flask
         #: The body schema of each request kind with a body (the Flask views' own).
         self._schemas = {
             "move": MoveRequestSchema(),
@@ -131,7 +131,7 @@ class LeanRequests:
                 route = ("state", found.group(1), None)
         elif method == "POST":
             if path == "/api/matches":
-                if not query and self.lifecycle is not None:
+                if not query and self.seats is not None:
                     route = ("create", "", None)
             elif (found := _MOVES.fullmatch(path)) is not None:
                 if query in _QUERIES:
@@ -204,7 +204,7 @@ class LeanRequests:
         the match's URL made as Flask's ``url_for`` makes it (the app's mount point, then the path)."""
         root = environ.get("SCRIPT_NAME", "")
         payload, headers = create_response(
-            self.matches, self.lifecycle, body, lambda match_id: f"{root}/api/matches/{match_id}"
+            self.matches, self.seats, body, lambda match_id: f"{root}/api/matches/{match_id}"
         )
         return "201 CREATED", jsoncodec.dumps(payload), list(headers.items())
 

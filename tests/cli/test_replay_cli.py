@@ -97,10 +97,10 @@ def test_replay_help_says_where_it_reads_the_match():
 
 
 def test_replay_of_a_resigned_match_tells_the_resignation_and_its_outcome(plain_matches, redis_server):
-    from gameroom.application import Players
+    from gameroom.application import Seats
 
     loaded, _ = plain_matches.create("nim", [{"name": "Ana"}, {"name": "Bo"}], seed="cli-resign")
-    Players(plain_matches).resign(loaded.record.id, 1)
+    Seats(plain_matches).resign(loaded.record.id, 1)
     env = {"GAMEROOM_REDIS_URL": redis_server.url}
     result = CliRunner().invoke(main, ["replay", loaded.record.id, "--json"], env=env)
     assert result.exit_code == 0, result.output

@@ -219,7 +219,7 @@ def test_R2_3_a_seats_sealed_steps_outlast_another_seat_leaving_and_an_ai_goes_o
     """A lifecycle entry (a seat left to an AI) carries no game events: the other seats keep
     their sealed steps and may still undo them; the AI that takes a seat over goes on from
     that seat's draft, from its own view."""
-    from gameroom.application import Players
+    from gameroom.application import Seats
     from gameroom.workers import jobs
 
     history = History(plain_matches)
@@ -229,7 +229,7 @@ def test_R2_3_a_seats_sealed_steps_outlast_another_seat_leaving_and_an_ai_goes_o
     drawing_step(plain_matches, match_id, 0)
     drawn = sheet(plain_matches, match_id, 0)
     human_step = drawing_step(plain_matches, match_id, 1).entry["move"]
-    Players(plain_matches).leave(match_id, 1, tokens[1], "random")
+    Seats(plain_matches).leave(match_id, 1, tokens[1], "random")
     assert plain_matches.store.version(match_id) == 2
     assert sheet(plain_matches, match_id, 0) == drawn  # seat 0's draft is still there
     assert history.undo(match_id, 0) == ("applied", None)

@@ -1,4 +1,4 @@
-"""What players and creators do to a match besides moving: the facade :class:`Players`."""
+"""What players and creators do to a match besides moving: the facade :class:`Seats`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .loaded import Loaded
 from .matches import Matches
 
 
-class Players:
+class Seats:
     """The players' actions on their seats, over one :class:`~gameroom.application.Matches`
     (free of HTTP and RQ, like it); the HTTP API calls them.
 

@@ -1,5 +1,5 @@
 """Resign, leave to an AI, reclaim a left seat, rematch, release a rematch's seat (see
-:class:`gameroom.application.Players`). The blueprint keeps its name, ``lifecycle``: it names
+:class:`gameroom.application.Seats`). The blueprint keeps its name, ``lifecycle``: it names
 the API's operations and tag (each action appends a lifecycle entry)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from gameroom.schemas.matches import SeatTokenSchema
-from gameroom.schemas.players import LeaveSchema, LifecycleResultSchema, RematchSchema
+from gameroom.schemas.seats import LeaveSchema, LifecycleResultSchema, RematchSchema
 
 from ..errors import NotFound, Unauthorized
 from . import presenters
@@ -29,7 +29,7 @@ def _matches():
 
 
 def _players():
-    return current_app.extensions["gameroom_players"]
+    return current_app.extensions["gameroom_seats"]
 
 
 def _result(loaded, entry, seat):
