@@ -24,6 +24,10 @@ into events, ``evolve`` folds events into state. Replay only ever calls
 
 Seats are numbered ``0 .. num_seats - 1``. ``None`` as a seat means a
 spectator. Every event is a dict with a ``"type"`` key.
+
+Over 400 lines because it is the whole contract a game author reads, in one place: most of
+its length is the documentation of each :class:`Game` method (parameters, returns, what may be
+mutated, what must be deterministic).
 """
 
 from __future__ import annotations

@@ -42,6 +42,9 @@ tried again every second, and logged as one line when the outage starts,
 one every :data:`LOG_EVERY` seconds while it lasts (with the count of failed
 reads) and one when Redis is back, as the API logs refused requests. Streams
 resume where they were (the cursors are the hub's), keep-alives flow meanwhile.
+
+One module, though just over 400 lines: the reader, its cursors and its subscribers share one
+lock, and the ordering argument above holds only if they are read together.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ connections closed after ``keepalive`` seconds, requests that cannot be framed s
 match's ordinary requests itself (:mod:`gameroom.http.wire`) and calls the same app; with it off,
 gevent's handler reads every request. ``service/http/README.md`` lists what each bypass replaces
 and the measurements behind it.
+
+Over 400 lines because it is one class hierarchy of gevent's: the worker, its server and its
+handler share the keep-alive, framing and draining state of one connection, and splitting them
+would put gevent's private hooks in several modules instead of one.
 """
 
 from __future__ import annotations

@@ -50,9 +50,7 @@ a lock held by a thread when RQ forks would stay held in the horse.
 Run it with ``python -m gameroom.workers.worker [--url URL] [--queue-url URL] [--queue NAME] [--burst]``
 (the same options as ``gameroom worker``).
 
-One module, though over 400 lines: the worker class, its upkeep thread, its
-restart loop and the intervals they share are one process's life; what the
-upkeep reconciles is :mod:`gameroom.workers.reconciler`.
+What the upkeep reconciles is :mod:`gameroom.workers.reconciler`.
 """
 
 from __future__ import annotations
