@@ -195,9 +195,9 @@ def claim_seat(
     else:
         token = claim_token(matches.token_secret, match_id, seat, idempotency_key)
     if record.ai_seats():  # the claim may start a match whose AI moves first: the intent comes first
-        matches.store.note_ai_pending(match_id)
+        matches.store.ai_turns.note(match_id)
     if record.settings.get("clock"):  # ... or its clocks, with a start entry after the claim
-        matches.store.note_clock_pending(match_id)
+        matches.store.clocks.note(match_id)
     folded = caches.folds.get(match_id)
     when_full = None
     if folded is not None:  # the lobby's status once full, saved by the claim that fills it
@@ -253,6 +253,6 @@ def seat_claimed(
         else:
             ai_seats = ai_to_move(loaded.record, matches.game(loaded.record), loaded.folded)
             if ai_seats:
-                matches.store.set_ai_turn(match_id, loaded.version, ai_seats)
+                matches.store.ai_turns.set(match_id, loaded.version, ai_seats)
             announce(matches, loaded, None, progress_saved=progress_saved)
     return loaded

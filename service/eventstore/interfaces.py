@@ -179,18 +179,6 @@ class Outboxes(Protocol):
         ``append(clocks=...)``."""
         ...
 
-    def note_ai_pending(self, match_id: str) -> None:
-        """``ai_turns.note``."""
-        ...
-
-    def note_clock_pending(self, match_id: str) -> None:
-        """``clocks.note``: the claim of a clocked match, whose ``start`` entry follows it."""
-        ...
-
-    def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
-        """``ai_turns.set``."""
-        ...
-
 
 class Store(EventLog, DraftStore, Outboxes, Protocol):
     """What one event store provides: the log, the drafts and the outboxes of every match."""

@@ -247,18 +247,6 @@ class EventStore:
 
     # -- the outboxes' steps the application layer takes outside an append --
 
-    def note_ai_pending(self, match_id: str) -> None:
-        """``ai_turns.note``: the intent before a step that may leave an AI to move."""
-        self.ai_turns.note(match_id)
-
-    def note_clock_pending(self, match_id: str) -> None:
-        """``clocks.note``: the intent before a claim that may start clocks."""
-        self.clocks.note(match_id)
-
-    def set_ai_turn(self, match_id: str, version: int, ai_seats: list[int]) -> None:
-        """``ai_turns.set``: a claim that completed a match whose AI moves first."""
-        self.ai_turns.set(match_id, version, ai_seats)
-
     @staticmethod
     def queue_append(
         pipe,

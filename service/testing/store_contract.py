@@ -208,7 +208,7 @@ class EventStoreContract:
         assert store.ai_turns.marker("m") is None
         store.ai_turns.set("m", 3, [2])
         assert store.ai_turns.marker("m") == (3, [2])
-        store.set_ai_turn("m", 4, [0, 1])  # the same, as the application layer calls it
+        store.ai_turns.set("m", 4, [0, 1])  # the same, as the application layer calls it
         assert store.ai_turns.marker("m") == (4, [0, 1])
 
     def test_a_duplicate_or_conflicting_append_leaves_the_ai_turn_marker(self, store: Store):
