@@ -37,7 +37,7 @@ test: $(STAMP)  ## run the whole test suite (browser, cluster and slow tests inc
 
 # The inner loop also plays fewer random matches per game (the conformance kit's playouts, the
 # games' bulk playouts); `make test` plays the shipped numbers.
-check: $(STAMP)  ## the fast inner loop: no slow, browser or cluster tests, fewer playouts (< 3 min)
+check: $(STAMP)  ## the fast inner loop: no slow, browser or cluster tests, fewer playouts (~3 min on 2 cores)
 	GAMEROOM_PLAYOUTS=1 GAMEROOM_PLAYOUTS_BULK=4 \
 		$(BIN)/python -m pytest $(XDIST) -q -m "not slow and not browser and not cluster" $(PYTEST_ARGS)
 
