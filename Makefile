@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEPS   := setup.cfg pyproject.toml examples/nim/setup.cfg examples/tic_tac_toe/setup.cfg
 
-.PHONY: run test lint format install openapi bench fuzz clean help
+.PHONY: run test check lint format install openapi bench fuzz clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -26,8 +26,20 @@ install: $(STAMP)  ## create .venv and install gameroom with its test extras
 run: $(STAMP)  ## start the server on http://127.0.0.1:8000 (embedded Redis + one AI worker)
 	$(BIN)/gameroom serve
 
-test: $(STAMP)  ## run the whole test suite
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# The suite mostly waits (on workers, servers, Redis), so it runs on more pytest-xdist
+# processes than cores; --dist loadgroup keeps each xdist_group (the browser tests, the
+# cluster tests: tests/conftest.py) on one process. TEST_JOBS=0 runs without xdist.
+TEST_JOBS ?= 4
+XDIST := $(if $(filter 0,$(TEST_JOBS)),-p no:xdist,-n $(TEST_JOBS) --dist loadgroup)
+
+test: $(STAMP)  ## run the whole test suite (browser, cluster and slow tests included) on TEST_JOBS=4 processes
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# The inner loop also plays fewer random matches per game (the conformance kit's playouts, the
+# games' bulk playouts); `make test` plays the shipped numbers.
+check: $(STAMP)  ## the fast inner loop: no slow, browser or cluster tests, fewer playouts (~3 min on 2 cores)
+	GAMEROOM_PLAYOUTS=1 GAMEROOM_PLAYOUTS_BULK=4 \
+		$(BIN)/python -m pytest $(XDIST) -q -m "not slow and not browser and not cluster" $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff (lint and format check) over the tree; mypy on plugin_api, core, eventstore, application and the examples
 	$(BIN)/ruff check .

@@ -1,7 +1,15 @@
 """Shared fixtures: a real redis-server per session, the app, its clients.
 
 pytest-flask provides ``client`` from the ``app`` fixture here.
+
+Markers by what a test needs (applied here, so a new test gets them by itself): ``browser``
+for the tests that drive Chromium (the ``browser`` fixture, tests/browser), ``cluster`` for
+the tests on a Redis Cluster (the ``redis_cluster`` fixture, tests/cluster). ``make check``
+leaves them out, with the ``slow`` ones. Under pytest-xdist (``make test``) each group shares
+one worker, and with it the session's one Chromium or one cluster.
 """
+
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +21,23 @@ from gameroom.eventstore import EventStore
 from gameroom.registry import build_registry
 
 pytest_plugins = ["gameroom.testing.redis_server", "gameroom.testing.browser", "gameroom.testing.cluster"]
+
+HERE = Path(__file__).resolve().parent
+#: marker -> (the fixtures that make a test one of them, the folder whose tests all are)
+BY_NEED = {
+    "browser": ({"browser"}, HERE / "browser"),
+    "cluster": ({"redis_cluster", "cluster_client"}, HERE / "cluster"),
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's -m selection and xdist's grouping read the marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for marker, (fixtures, folder) in BY_NEED.items():
+            if names & fixtures or folder in item.path.parents:
+                item.add_marker(getattr(pytest.mark, marker))
+                item.add_marker(pytest.mark.xdist_group(marker))
 
 
 @pytest.fixture(scope="session")

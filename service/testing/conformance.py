@@ -601,14 +601,25 @@ class GameConformance:
                     subject.check_seats(n, opts)
 
     def test_mid_game_sampling_and_replay(self, subject):
-        """Stop half-way, then check sampling and that replay of a prefix is stable."""
+        """Half-way through a match, replay (a fold of the log's prefix from scratch) gives the
+        live state the play loop has been carrying, step by step; sampling holds there too."""
         n = subject.info.max_players
         seed = f"midgame-{subject.info.slug}"
-        _, entries = play_random_match(subject, n, seed, thorough=False, options=subject.playout_options)
+        live: dict[int, Folded] = {}
+
+        def remember(folded: Folded) -> None:
+            live[folded.version] = folded
+
+        _, entries = play_random_match(
+            subject, n, seed, thorough=False, options=subject.playout_options, on_step=remember
+        )
         half = entries[: max(1, len(entries) // 2)]
-        folded = fold(subject, half)
-        assert fold(subject, half).state == folded.state
-        check_sampling(subject, folded, n, seed)
+        carried = live[len(half)]
+        replayed = fold(subject, half)
+        assert replayed.version == carried.version == half[-1]["version"]
+        assert replayed.state == carried.state, "replay of the first half differs from the live state"
+        assert replayed.checkpoints == carried.checkpoints and replayed.lifecycle == carried.lifecycle
+        check_sampling(subject, replayed, n, seed)
 
     def test_hidden_information_does_not_leak(self, subject):
         if not subject.info.hidden_information:

@@ -66,6 +66,7 @@ def server(app):
     thread.join(10)
 
 
+@pytest.mark.browser
 def test_a_real_browser_renders_the_operations_of_a_per_game_document(server):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:

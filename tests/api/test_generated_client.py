@@ -91,6 +91,7 @@ def _union_members(models, prefix: str, kind: str) -> tuple:
     )
 
 
+@pytest.mark.slow  # generates a client per game (openapi-python-client): make check keeps the two below
 @pytest.mark.parametrize("slug", SLUGS)
 def test_a_generated_client_plays_a_complete_match_with_typed_moves(server, tmp_path, registry, slug):
     client_pkg = _generate(server, slug, tmp_path)

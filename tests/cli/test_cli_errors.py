@@ -9,9 +9,16 @@ from click.testing import CliRunner
 from gameroom.cli import main
 from gameroom.testing.served import free_port
 
-#: A port nothing listens on, for the serve cases (refused before it binds; a fixed port could
-#: be taken by another server on the machine, which serve refuses first, with another exit code).
-PORT = str(free_port())
+#: Stands for a port nothing listens on, for the serve cases (refused before it binds; a fixed
+#: port could be taken by another server on the machine, which serve refuses first, with another
+#: exit code). Chosen when the test runs, so that the test ids are the same in every pytest-xdist
+#: process (which must collect the same tests).
+PORT = "<free port>"
+
+
+def _with_port(args: list[str]) -> list[str]:
+    return [str(free_port()) if a == PORT else a for a in args]
+
 
 TOURNAMENT = ["tournament", "--game", "nim", "--seats", "random,random", "-n", "2"]
 
@@ -115,7 +122,7 @@ CASES = [
 )
 def test_a_wrong_setting_or_argument_is_one_error_line_not_a_traceback(args, env, says, code, tmp_path):
     env = {"GAMEROOM_DATA_DIR": str(tmp_path / "var"), **env}
-    result = CliRunner().invoke(main, args, env=env)
+    result = CliRunner().invoke(main, _with_port(args), env=env)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output and result.output.count("Error:") == 1, result.output
     if says is not None:
@@ -125,7 +132,7 @@ def test_a_wrong_setting_or_argument_is_one_error_line_not_a_traceback(args, env
 
 
 def _refused(args, env=None):
-    result = CliRunner().invoke(main, args, env=env or {})
+    result = CliRunner().invoke(main, _with_port(args), env=env or {})
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output and result.output.count("Error:") == 1, result.output
     return result

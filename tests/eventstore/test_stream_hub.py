@@ -1,9 +1,10 @@
 """The stream hub: one Redis reader fans every new entry out to every subscriber, in order, without gaps."""
 
+import linecache
 import logging
 import re
+import sys
 import threading
-import time
 
 from gameroom.eventstore import EventStore
 from gameroom.eventstore import hub as hub_module
@@ -122,11 +123,20 @@ def test_an_outage_is_logged_once_then_every_few_seconds_with_a_count_and_stream
         caplog.set_level(logging.INFO, logger="gameroom.eventstore.hub")
         caplog.clear()
         server.kill()
-        time.sleep(3.5)
+        reader = hub._thread.ident  # other tests' hubs live on in their threads
+
+        def reports():
+            return [
+                r.getMessage()
+                for r in caplog.records
+                if r.name == "gameroom.eventstore.hub" and r.thread == reader and r.levelno == logging.ERROR
+            ]
+
+        # the outage lasts until the reader has reported it twice more, however long that takes
+        wait_until(lambda: len(reports()) >= 3, 30, "two reports of the continuing outage")
         server.start()  # back on its files
         _append(EventStore(server.client()), "o", 2)
         assert _versions(sub, 3) == [2, 3]
-        reader = hub._thread.ident  # other tests' hubs live on in their threads
 
         def until_back():
             found = [r for r in caplog.records if r.name == "gameroom.eventstore.hub" and r.thread == reader]
@@ -143,8 +153,10 @@ def test_an_outage_is_logged_once_then_every_few_seconds_with_a_count_and_stream
     assert not any(r.exc_info for r in lines)
     errors = [r.getMessage() for r in lines if r.levelno == logging.ERROR]
     assert "Redis unavailable" in errors[0]
-    assert 2 <= len(errors) <= 4, errors  # the first, then about one a second
-    assert all(re.search(r"still unavailable after \d+ s \(\d+ failed reads", e) for e in errors[1:]), errors
+    later = [re.search(r"still unavailable after (\d+) s \((\d+) failed reads", e) for e in errors[1:]]
+    assert len(later) >= 2 and all(later), errors  # the first, then one every LOG_EVERY, counted
+    assert [int(m[1]) for m in later] == sorted(int(m[1]) for m in later), errors  # time since the start
+    assert all(int(m[2]) >= 1 for m in later), errors  # each after failed reads of its own
 
 
 def test_the_end_of_an_outage_is_logged_when_redis_answers_not_a_blocking_read_later(tmp_path, caplog):
@@ -178,7 +190,18 @@ def test_the_end_of_an_outage_is_logged_when_redis_answers_not_a_blocking_read_l
         server.stop()
     # Its last stream gone, the reader idles even with Redis away: no more reads, no more lines
     # (it kept reading a stopped server, and said Redis was back when it merely idled).
-    wait_until(lambda: not hub._has_work.is_set(), 15, "the hub's reader to idle")
+    wait_until(lambda: _parked(hub), 15, "the hub's reader to idle")
     said = len([r for r in caplog.records if r.thread == reader])
-    time.sleep(2.5)
+    assert not hub._has_work.is_set() and _parked(hub)  # waits for a stream: reads nothing till then
     assert len([r for r in caplog.records if r.thread == reader]) == said
+
+
+def _parked(hub) -> bool:
+    """Whether the hub's reader thread is blocked in its idle wait (``_has_work.wait()``), where
+    it reads nothing and logs nothing until a stream is subscribed again."""
+    frame = sys._current_frames().get(hub._thread.ident)
+    while frame is not None and frame.f_code.co_name != "_run":
+        frame = frame.f_back
+    return frame is not None and "self._has_work.wait()" in linecache.getline(
+        frame.f_code.co_filename, frame.f_lineno
+    )

@@ -21,7 +21,9 @@ EXAMPLES = int(os.environ.get("GAMEROOM_FUZZ_EXAMPLES", "5"))
 MIN_CASES = int(os.environ.get("GAMEROOM_FUZZ_MIN_CASES", "200"))
 SEED = os.environ.get("GAMEROOM_FUZZ_SEED", "20261201")
 
-pytestmark = pytest.mark.timeout(max(300, EXAMPLES * 30))
+# slow: a real server fuzzed for a minute or more (make test runs it, make check does not);
+# the timeout is a hang guard above the global one when `make fuzz` asks for many examples.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(max(1800, EXAMPLES * 30))]
 
 
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path):

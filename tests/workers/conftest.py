@@ -4,10 +4,12 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from rq import Worker
+from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
 from gameroom.composition import compose, shared_clients
@@ -77,6 +79,26 @@ def ai_matches(redis_client, ai_registry):
 @pytest.fixture
 def queue(redis_client):
     return queue_for(redis_client, QUEUE)
+
+
+@pytest.fixture
+def settled(redis_client):
+    """``settled()``: whether the test queue has nothing left to do: no job queued, none taken
+    off the queue and not yet started, none running, none scheduled to be due within a second.
+    Poll it (``wait_until(settled, ...)``) before asserting that something happened only once:
+    whatever else was due has run by then, however long the machine took."""
+    queue = queue_for(redis_client, QUEUE)
+    started = StartedJobRegistry(QUEUE, connection=redis_client, serializer=JSONSerializer)
+
+    def check() -> bool:
+        # (raw counts: the registries' own count would run their cleanup, the workers' business)
+        if redis_client.llen(queue.key) or redis_client.llen(queue.intermediate_queue_key):
+            return False
+        if redis_client.zcard(started.key):
+            return False
+        return not queue.scheduled_job_registry.get_jobs_to_schedule(int(time.time()) + 1)
+
+    return check
 
 
 @pytest.fixture

@@ -139,7 +139,8 @@ def test_a_killed_workers_job_on_its_last_attempt_is_played_by_the_fallback_of_a
     _wait(lambda: ai_matches.store.version(match_id) > version, what="the fallback move")
     [move] = [e for e in _entries(ai_matches, match_id)[version:] if e["kind"] == "move"]
     assert move["seat"] == 1 and move["actor"] == "ai:slow:fallback"
-    assert job.get_status() == JobStatus.FAILED
+    # the upkeep marks the job failed after its failure callback (the fallback) returned
+    _wait(lambda: job.get_status() == JobStatus.FAILED, what="the job to be marked failed")
     logs = "\n".join(p.read_text() for p in sorted(tmp_path.glob("worker*.log")))
     assert "played a fallback move" in logs
     assert "Traceback" not in logs and "error while executing failure callback" not in logs

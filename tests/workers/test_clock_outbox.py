@@ -101,7 +101,7 @@ def test_a_lost_timeout_already_due_is_queued_at_once_and_applied_exactly_once(
     lost_schedules, ai_matches, timeouts, queue, work
 ):
     match_id, first = _create(lost_schedules, per_move=1.0)
-    time.sleep(1.1)
+    wait_until(lambda: time.time() > _deadline(lost_schedules, match_id, first), 10, "the deadline")
     late = time.time() + reconciler.FRESH
     [jid] = reconcile_clocks(ai_matches, timeouts, now=late)
     assert queue.job_ids == [jid]  # not through RQ's scheduler, which may be down
@@ -130,7 +130,7 @@ def test_a_timeout_job_that_ended_without_moving_the_match_is_run_again_later(
     lost_schedules, ai_matches, timeouts, redis_client, queue
 ):
     match_id, first = _create(lost_schedules, per_move=1.0)
-    time.sleep(1.1)
+    wait_until(lambda: time.time() > _deadline(lost_schedules, match_id, first), 10, "the deadline")
     [jid] = reconcile_clocks(ai_matches, timeouts, now=time.time() + reconciler.FRESH)
     job = _job(redis_client, match_id, 1, first)
     job.ended_at = datetime.now(UTC)

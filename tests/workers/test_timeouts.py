@@ -84,11 +84,11 @@ def _finished(matches, match_id):
     return lifecycle.outcome(matches.game(loaded.record), loaded.folded) is not None
 
 
-def test_a_seat_silent_for_2_s_is_played_by_the_ai_exactly_once(clocked, workers):
+def test_a_seat_silent_for_2_s_is_played_by_the_ai_exactly_once(clocked, workers, settled):
     match_id, silent = _create(clocked, {"action": "ai-turn", "level": "greedy"})
     workers(), workers()  # two workers race for every job
     _wait(lambda: _finished(clocked, match_id), what="the AI to play the silent seat")
-    time.sleep(1.0)  # anything else due would have run by now
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat"), e.get("actor")) for e in log] == [
         ("setup", None, None, None),
@@ -99,11 +99,11 @@ def test_a_seat_silent_for_2_s_is_played_by_the_ai_exactly_once(clocked, workers
     assert clocked.load(match_id).folded.lifecycle["timeouts"] == 1
 
 
-def test_a_seat_silent_for_2_s_forfeits_exactly_once_and_the_other_wins(clocked, workers):
+def test_a_seat_silent_for_2_s_forfeits_exactly_once_and_the_other_wins(clocked, workers, settled):
     match_id, silent = _create(clocked, {"action": "forfeit", "level": "random"}, piles=(3, 3))
     workers(), workers()
     _wait(lambda: _finished(clocked, match_id), what="the forfeit")
-    time.sleep(1.0)
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None),
@@ -114,7 +114,7 @@ def test_a_seat_silent_for_2_s_forfeits_exactly_once_and_the_other_wins(clocked,
     assert clocked.records.progress(match_id)[0] == "finished"
 
 
-def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client):
+def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client, settled):
     match_id, first = _create(clocked, {"action": "forfeit", "level": "random"}, piles=(3, 3))
     workers()
     clocked.submit(match_id, first, {"type": "take", "pile": 0, "count": 1})  # well within 2 s
@@ -122,7 +122,7 @@ def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client):
     assert keys.timeout_job_id(match_id, 1, first) not in scheduled.get_job_ids()
     # the other seat now stays silent: its timeout (due after the first seat's would have been) applies
     _wait(lambda: _finished(clocked, match_id), what="the second seat's forfeit")
-    time.sleep(1.0)
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None),
@@ -131,7 +131,9 @@ def test_a_move_in_time_cancels_the_timeout(clocked, workers, redis_client):
     ]
 
 
-def test_a_move_sent_after_the_deadline_never_lands_and_exactly_one_timeout_applies(clocked, workers):
+def test_a_move_sent_after_the_deadline_never_lands_and_exactly_one_timeout_applies(
+    clocked, workers, settled
+):
     """Real workers on the shipped intervals race the late move: whichever notices the expired clock
     first applies the timeout, the move is refused, and the AI plays the turn."""
     match_id, silent = _create(clocked, {"action": "ai-turn", "level": "greedy"})
@@ -143,7 +145,7 @@ def test_a_move_sent_after_the_deadline_never_lands_and_exactly_one_timeout_appl
     # out-of-time: the move applied the timeout; seat-played-by-ai: the timeout job had just done it
     assert refused.value.code in ("out-of-time", "seat-played-by-ai")
     _wait(lambda: _finished(clocked, match_id), what="the AI to play the late seat's turn")
-    time.sleep(1.0)  # anything else due would have run by now
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat"), e.get("actor")) for e in log] == [
         ("setup", None, None, None),
@@ -155,7 +157,7 @@ def test_a_move_sent_after_the_deadline_never_lands_and_exactly_one_timeout_appl
 
 @pytest.mark.slow
 def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(
-    clocked, workers, redis_client
+    clocked, workers, redis_client, settled
 ):
     doomed = workers()
     lock = RQScheduler.get_locking_key(QUEUE)
@@ -169,7 +171,7 @@ def test_a_worker_killed_before_the_deadline_still_leads_to_exactly_one_timeout(
     redis_client.delete(lock)
     workers()
     _wait(lambda: _finished(clocked, match_id), what="the timeout after the worker died")
-    time.sleep(1.0)
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None),
@@ -189,7 +191,7 @@ def test_an_idle_worker_wakes_every_maintenance_interval(redis_client):
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once(
-    clocked, workers, redis_client
+    clocked, workers, redis_client, settled
 ):
     """No emulation: the dead host's scheduler lock expires by itself (RQ: 61 s) and the idle
     survivor's maintenance (every 30 s) takes over; the overdue timeout then applies once."""
@@ -202,7 +204,7 @@ def test_a_surviving_worker_takes_over_the_schedule_of_a_dead_one_and_fires_once
     doomed.wait(10)
     _wait(lambda: _finished(clocked, match_id), timeout=200, what="the survivor to fire the timeout")
     assert survivor.poll() is None
-    time.sleep(1.0)
+    _wait(settled, what="the queue to settle")  # anything else due has run by now
     log = _log(clocked, match_id)
     assert [(e["kind"], e.get("action"), e.get("seat")) for e in log] == [
         ("setup", None, None),

@@ -1,4 +1,5 @@
-"""The conformance kit, plus bulk random playouts checking conservation after every step."""
+"""Bulk random playouts checking conservation after every step (the conformance kit itself
+runs over every installed game in tests/test_conformance.py)."""
 
 import os
 import time
@@ -9,17 +10,12 @@ import pytest
 from gameroom.plugins.stars_are_right import StarsAreRight
 from gameroom.plugins.stars_are_right.scenario import census
 from gameroom.plugins.stars_are_right.scoring import vp
-from gameroom.testing.conformance import GameConformance, play_random_match
+from gameroom.testing.conformance import play_random_match
 
 GAME = StarsAreRight()
 #: Bulk playouts per player count (thorough=False); ~0.1-0.2 s CPU each.
 BULK = int(os.environ.get("GAMEROOM_PLAYOUTS_BULK", "40"))
 ALL_IDS = set(range(1, 76))
-
-
-class TestStarsAreRightConformance(GameConformance):
-    game = GAME
-    playouts = int(os.environ.get("GAMEROOM_PLAYOUTS", "1"))
 
 
 def check_invariants(folded):

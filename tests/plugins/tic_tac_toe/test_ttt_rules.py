@@ -78,6 +78,7 @@ def test_marking_an_occupied_or_missing_cell_is_illegal(move, code):
     assert refused.value.code == code
 
 
+@pytest.mark.slow  # every game of uniform random play: CPU for a minute
 def test_uniform_random_play_draws_12_7_percent_in_7_63_moves_on_average():
     """Exact figures over the whole game tree, each legal move equally likely:
     the ones the peer benchmark (boardgame.io's tic-tac-toe) validates against."""

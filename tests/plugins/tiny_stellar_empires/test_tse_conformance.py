@@ -1,4 +1,5 @@
-"""Conformance kit, bulk random playouts and card conservation after every step."""
+"""Bulk random playouts and card conservation after every step (the conformance kit itself
+runs over every installed game in tests/test_conformance.py)."""
 
 import os
 
@@ -6,7 +7,7 @@ import pytest
 
 from gameroom.plugins.tiny_stellar_empires import TinyStellarEmpires
 from gameroom.plugins.tiny_stellar_empires.scenario import all_card_ids, census
-from gameroom.testing.conformance import GameConformance, check_sampling, play_random_match
+from gameroom.testing.conformance import check_sampling, play_random_match
 
 GAME = TinyStellarEmpires()
 ALL_IDS = set(
@@ -25,10 +26,6 @@ ALL_OPTIONS = {
     "stuck_redraw": "immediate",
     "tie_breaker": "empire_points",
 }
-
-
-class TestTinyStellarEmpiresConformance(GameConformance):
-    game = GAME
 
 
 def conserved(folded):
