@@ -14,7 +14,8 @@ import random
 from .. import tagged
 from ..core.decider import fold
 from ..plugin_api import Game, Rng, clone
-from .conformance import _check_schema, _check_variant, check_secrets_stay_hidden, play_random_match
+from .hidden import check_secrets_stay_hidden
+from .playouts import _check_schema, _check_variant, play_random_match
 
 #: Steps played on after a deal, to show the fork stays playable.
 PLAY_ON = 20

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..core.decider import Folded, apply_entry, decide, fold, with_steps
 from ..plugin_api import Game
-from .conformance import play_random_match
+from .playouts import play_random_match
 
 
 def record(game: Game, num_seats: int, seed: str, options: dict | None = None) -> dict:
