@@ -195,6 +195,12 @@ class Tab:
             # element handles can go stale between reading it and clicking.
             moves = page.locator(self.BOARD_MOVES)
             labels = moves.all_text_contents()
+            if not labels and not self.state_line().startswith("Your turn"):
+                # The seat's previous move was still landing when its turn was read (a loaded
+                # machine): the turn has passed since. Wait for the seat's next turn and read again.
+                if not self.wait_turn():
+                    return ""
+                continue
             assert labels, (
                 "the board offers no move although the seat may act: "
                 f"{self.state_line()!r}; board: {(page.text_content('#board') or '')[:600]!r};"
